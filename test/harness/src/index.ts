@@ -1,0 +1,10 @@
+export { freePort } from "./ports.js";
+export { type ManagedProcess, spawnService, stopAllRecorded, stopProcessGroup } from "./process.js";
+export { cacheDir, repoRoot, stateDir } from "./paths.js";
+export { startKubernetes } from "./services/kubernetes.js";
+export { startOllama } from "./services/ollama.js";
+export { startOpenClaw } from "./services/openclaw.js";
+export { startOpenSearch } from "./services/opensearch.js";
+export type * from "./services/types.js";
+export { startTestbed, type TestbedEndpoints } from "./testbed.js";
+export { httpReady, waitFor } from "./wait.js";

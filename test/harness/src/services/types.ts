@@ -1,0 +1,54 @@
+import type { ManagedProcess } from "../process.js";
+
+/** Options every service starter accepts. */
+export interface StartOptions {
+  /** Keep the processes alive after this Node process exits (used by `make infra-up`). */
+  detach?: boolean;
+  /** Overall readiness limit; each starter has its own sensible default. */
+  timeoutMs?: number;
+}
+
+/** A started part of the test bed: its processes and how to stop them (by PID, process group included). */
+export interface RunningService {
+  readonly processes: readonly ManagedProcess[];
+  stop(): Promise<void>;
+}
+
+export interface OpenSearchEndpoints {
+  /** Base URL, e.g. http://127.0.0.1:41234 (plain HTTP, no auth: the integ-test distribution has no security plugin). */
+  url: string;
+}
+
+export interface OllamaEndpoints {
+  /** Native Ollama API root (no /v1), e.g. http://127.0.0.1:41235 */
+  url: string;
+  /** Name of the registered 384-dimension MiniLM embedding model. */
+  embedModel: string;
+  /** Name of the registered SmolLM2 chat model. */
+  chatModel: string;
+}
+
+export interface KubernetesEndpoints {
+  /** https URL of kube-apiserver. */
+  server: string;
+  /** Path of an admin kubeconfig (system:masters) for this cluster. */
+  kubeconfig: string;
+  /** The bearer token in that kubeconfig. */
+  token: string;
+  /** Token file path, so tests can add users (impersonation needs only the admin). */
+  caInsecure: true;
+}
+
+export interface OpenClawEndpoints {
+  /** Gateway HTTP root, e.g. http://127.0.0.1:41236 */
+  url: string;
+  /** Gateway bearer token. */
+  token: string;
+  /** HOME used by this gateway (its .openclaw state lives beneath). */
+  home: string;
+}
+
+/** What each `startX()` resolves to. */
+export interface Started<E> extends RunningService {
+  readonly endpoints: E;
+}
