@@ -1,14 +1,31 @@
 import { startKubernetes } from "./services/kubernetes.js";
 import { startOllama } from "./services/ollama.js";
 import { startOpenSearch } from "./services/opensearch.js";
-import type { KubernetesEndpoints, OllamaEndpoints, OpenSearchEndpoints, RunningService } from "./services/types.js";
+import type {
+  KubernetesEndpoints,
+  OllamaEndpoints,
+  OpenSearchEndpoints,
+  RunningService,
+  StartOptions,
+  Started,
+} from "./services/types.js";
 
 /** Endpoints of the shared test bed, handed to integration tests with vitest's provide/inject. */
 export interface TestbedEndpoints {
-  opensearch: OpenSearchEndpoints;
-  ollama: OllamaEndpoints;
-  kubernetes: KubernetesEndpoints;
+  opensearch?: OpenSearchEndpoints;
+  ollama?: OllamaEndpoints;
+  kubernetes?: KubernetesEndpoints;
 }
+
+export type TestbedServiceName = keyof TestbedEndpoints;
+export const testbedServiceNames: readonly TestbedServiceName[] = ["opensearch", "ollama", "kubernetes"];
+
+const starters: { [K in TestbedServiceName]: (options: StartOptions) => Promise<Started<NonNullable<TestbedEndpoints[K]>>> } =
+  {
+    opensearch: startOpenSearch,
+    ollama: startOllama,
+    kubernetes: startKubernetes,
+  };
 
 export interface RunningTestbed {
   endpoints: TestbedEndpoints;
@@ -17,41 +34,47 @@ export interface RunningTestbed {
 }
 
 /**
- * Start OpenSearch, Ollama and Kubernetes in parallel. If any fails, the ones that did start are stopped
+ * Which services to start: REMRAM_TESTBED="opensearch,ollama" narrows it while working on one part;
+ * the default (and CI) is all of them.
+ */
+export function selectedServices(value = process.env.REMRAM_TESTBED): TestbedServiceName[] {
+  if (value === undefined || value.trim() === "" || value === "all") return [...testbedServiceNames];
+  const names = value.split(",").map((name) => name.trim());
+  const unknown = names.filter((name) => !testbedServiceNames.includes(name as TestbedServiceName));
+  if (unknown.length > 0) {
+    throw new Error(`REMRAM_TESTBED names unknown services: ${unknown.join(", ")} (known: ${testbedServiceNames.join(", ")})`);
+  }
+  return names as TestbedServiceName[];
+}
+
+/**
+ * Start the selected services in parallel. If any fails, the ones that did start are stopped
  * before the error propagates, so a failed start never leaves processes behind.
  */
-export async function startTestbed(options: { detach?: boolean } = {}): Promise<RunningTestbed> {
-  const started: RunningService[] = [];
-  const track = <T extends RunningService>(promise: Promise<T>): Promise<T> =>
-    promise.then((service) => {
-      started.push(service);
-      return service;
-    });
-  const results = await Promise.allSettled([
-    track(startOpenSearch(options)),
-    track(startOllama(options)),
-    track(startKubernetes(options)),
-  ]);
-  const failures = results.flatMap((result) => (result.status === "rejected" ? [String(result.reason)] : []));
-  const stopAll = async (): Promise<void> => {
-    await Promise.all(started.map((service) => service.stop()));
+export async function startTestbed(
+  options: StartOptions & { services?: readonly TestbedServiceName[] } = {},
+): Promise<RunningTestbed> {
+  const names = options.services ?? selectedServices();
+  const services: RunningService[] = [];
+  const endpoints: TestbedEndpoints = {};
+  const failures: string[] = [];
+  await Promise.all(
+    names.map(async (name) => {
+      try {
+        const service = await starters[name](options);
+        services.push(service);
+        Object.assign(endpoints, { [name]: service.endpoints });
+      } catch (error) {
+        failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }),
+  );
+  const stop = async (): Promise<void> => {
+    await Promise.all(services.map((service) => service.stop()));
   };
   if (failures.length > 0) {
-    await stopAll();
+    await stop();
     throw new Error(`test bed failed to start:\n${failures.join("\n")}`);
   }
-  const [opensearch, ollama, kubernetes] = results as [
-    PromiseFulfilledResult<Awaited<ReturnType<typeof startOpenSearch>>>,
-    PromiseFulfilledResult<Awaited<ReturnType<typeof startOllama>>>,
-    PromiseFulfilledResult<Awaited<ReturnType<typeof startKubernetes>>>,
-  ];
-  return {
-    endpoints: {
-      opensearch: opensearch.value.endpoints,
-      ollama: ollama.value.endpoints,
-      kubernetes: kubernetes.value.endpoints,
-    },
-    services: started,
-    stop: stopAll,
-  };
+  return { endpoints, services, stop };
 }
