@@ -6,6 +6,5 @@ export { startOllama } from "./services/ollama.js";
 export { startOpenClaw } from "./services/openclaw.js";
 export { startOpenSearch } from "./services/opensearch.js";
 export type * from "./services/types.js";
-export { testbedEndpoints } from "./inject.js";
 export { startTestbed, type TestbedEndpoints } from "./testbed.js";
 export { httpReady, waitFor } from "./wait.js";
