@@ -35,7 +35,7 @@ export interface KubernetesEndpoints {
   kubeconfig: string;
   /** The bearer token in that kubeconfig. */
   token: string;
-  /** Token file path, so tests can add users (impersonation needs only the admin). */
+  /** The serving certificate is self-signed: clients skip TLS verification. Tests act as other users by impersonation. */
   caInsecure: true;
 }
 
