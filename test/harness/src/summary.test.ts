@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { renderEnvFile, renderSummary } from "./summary.js";
+
+describe("the test bed's env file", () => {
+  it("holds one sourceable line per endpoint of the started services only", () => {
+    const text = renderEnvFile({ opensearch: { url: "http://127.0.0.1:40001" } });
+    expect(text.split("\n").filter((line) => !line.startsWith("#") && line !== "")).toEqual([
+      "REMRAM_OPENSEARCH_URL=http://127.0.0.1:40001",
+    ]);
+  });
+
+  it("quotes values a shell would split or expand", () => {
+    const text = renderEnvFile({
+      kubernetes: {
+        server: "https://127.0.0.1:6443",
+        kubeconfig: "/tmp/my dir/it's",
+        token: "t",
+        caInsecure: true,
+      },
+    });
+    expect(text).toContain(`KUBECONFIG='/tmp/my dir/it'\\''s'`);
+    expect(text).not.toContain("admin-secret-token");
+  });
+});
+
+describe("the demo summary", () => {
+  it("names every running service with its address and how to stop it", () => {
+    const summary = renderSummary({
+      opensearch: { url: "http://127.0.0.1:40001" },
+      ollama: {
+        url: "http://127.0.0.1:40002",
+        embedModel: "all-minilm-l6-v2",
+        chatModel: "smollm2-135m-instruct",
+      },
+    });
+    expect(summary).toContain("http://127.0.0.1:40001");
+    expect(summary).toContain("chat: smollm2-135m-instruct");
+    expect(summary).toContain("make infra-down");
+    expect(summary).not.toContain("kube-apiserver");
+  });
+});

@@ -1,0 +1,50 @@
+import { envFile, logDir } from "./paths.js";
+import type { TestbedEndpoints } from "./testbed.js";
+
+/** Shell-sourceable KEY=value lines, one per endpoint (`set -a; . .remram/env`). */
+export function renderEnvFile(endpoints: TestbedEndpoints): string {
+  const lines: string[] = ["# Written by `make infra-up`; removed by `make infra-down`."];
+  const add = (key: string, value: string): void => {
+    lines.push(`${key}=${shellQuote(value)}`);
+  };
+  if (endpoints.opensearch) add("REMRAM_OPENSEARCH_URL", endpoints.opensearch.url);
+  if (endpoints.ollama) {
+    add("REMRAM_OLLAMA_URL", endpoints.ollama.url);
+    add("REMRAM_OLLAMA_EMBED_MODEL", endpoints.ollama.embedModel);
+    add("REMRAM_OLLAMA_CHAT_MODEL", endpoints.ollama.chatModel);
+  }
+  if (endpoints.kubernetes) {
+    add("REMRAM_KUBE_SERVER", endpoints.kubernetes.server);
+    add("KUBECONFIG", endpoints.kubernetes.kubeconfig);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** What `make demo` prints: each service, where it listens, and how to use it. */
+export function renderSummary(endpoints: TestbedEndpoints): string {
+  const rows: string[] = [];
+  if (endpoints.opensearch) rows.push(`  OpenSearch + k-NN   ${endpoints.opensearch.url}`);
+  if (endpoints.ollama) {
+    rows.push(
+      `  Ollama              ${endpoints.ollama.url}  (embed: ${endpoints.ollama.embedModel}, chat: ${endpoints.ollama.chatModel})`,
+    );
+  }
+  if (endpoints.kubernetes) {
+    rows.push(`  kube-apiserver      ${endpoints.kubernetes.server}  (kwok fake nodes, KUBECONFIG below)`);
+  }
+  return [
+    "Remram test bed is running:",
+    ...rows,
+    "",
+    `Endpoints: ${envFile}  (set -a; . ${envFile}; set +a)`,
+    endpoints.kubernetes ? `Try:       KUBECONFIG=${endpoints.kubernetes.kubeconfig} kubectl get nodes` : "",
+    `Logs:      ${logDir}`,
+    "Stop:      make infra-down",
+  ]
+    .filter((line) => line !== "")
+    .join("\n");
+}
