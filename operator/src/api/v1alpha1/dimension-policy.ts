@@ -1,0 +1,123 @@
+import { z } from "zod";
+import {
+  ageColumn,
+  applianceRef,
+  conditions,
+  type KindDefinition,
+  listMap,
+  listSet,
+  readyColumns,
+  timestamp,
+  withCel,
+} from "./common.js";
+
+const dimensionName = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z][a-z0-9_]*$/);
+
+const knowledgeTypes = ["fact", "preference", "constraint", "decision", "principle"] as const;
+const scopes = ["user", "household", "shared"] as const;
+const privacyLevels = ["public", "household", "private", "secret"] as const;
+
+const unitWeight = z.number().min(0).max(10);
+const probability = z.number().min(0).max(1);
+
+export const dimensionPolicySpec = z
+  .object({
+    applianceRef,
+    dimensions: listMap(
+      z
+        .array(
+          z
+            .object({
+              name: dimensionName,
+              description: z.string().max(512).optional(),
+              values: listSet(z.array(z.string().min(1).max(128)).max(256))
+                .optional()
+                .describe("Canonical values; empty means free-form."),
+            })
+            .strict(),
+        )
+        .min(1)
+        .max(64),
+      "name",
+    ).describe("Canonical dimensions knowledge is filed under."),
+    candidatePromotion: z
+      .object({
+        minOccurrences: z.int().min(1).max(1000).default(3),
+        minConfidence: probability.default(0.7),
+      })
+      .strict()
+      .prefault({})
+      .describe("When a candidate dimension seen by dream becomes a proposal."),
+    eligibility: z
+      .object({
+        minConfidence: probability.default(0.2),
+        excludeTypes: listSet(z.array(z.enum(knowledgeTypes)).max(5)).optional(),
+      })
+      .strict()
+      .prefault({}),
+    privacy: withCel(
+      z
+        .object({
+          defaultLevel: z.enum(privacyLevels).default("household"),
+          allowedScopes: listSet(z.array(z.enum(scopes)).min(1).max(3)).default([
+            "user",
+            "household",
+            "shared",
+          ]),
+          injectableLevels: listSet(z.array(z.enum(privacyLevels)).max(4)).default(["public", "household"]),
+        })
+        .strict()
+        .prefault({}),
+      {
+        rule: "!self.injectableLevels.exists(l, l == 'secret')",
+        message: "secret knowledge can never be injectable",
+        fieldPath: ".injectableLevels",
+      },
+    ),
+    retrievalWeights: z
+      .object({
+        bm25: unitWeight.default(1),
+        vector: unitWeight.default(1),
+        recency: unitWeight.default(0.3),
+        confidence: unitWeight.default(0.5),
+        usage: unitWeight.default(0.2),
+        dimensionOverlap: unitWeight.default(0.4),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export const dimensionPolicyStatus = z
+  .object({
+    observedGeneration: z.int().min(0).optional(),
+    conditions: conditions.optional(),
+    appliedHash: z.string().max(71).optional().describe("sha256 of the policy body Cortex accepted last."),
+    lastSyncTime: timestamp.optional(),
+  })
+  .strict();
+
+export type DimensionPolicySpec = z.output<typeof dimensionPolicySpec>;
+export type DimensionPolicyStatus = z.output<typeof dimensionPolicyStatus>;
+
+export const dimensionPolicyKind: KindDefinition = {
+  kind: "DimensionPolicy",
+  plural: "dimensionpolicies",
+  singular: "dimensionpolicy",
+  shortNames: ["dimpol", "dp"],
+  categories: ["remram"],
+  description:
+    "Canonical dimensions, promotion thresholds, eligibility, privacy and retrieval weights for Cortex.",
+  spec: dimensionPolicySpec,
+  status: dimensionPolicyStatus,
+  printerColumns: [
+    ...readyColumns,
+    { name: "Synced", type: "string", jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
+    ageColumn,
+    { name: "Hash", type: "string", jsonPath: ".status.appliedHash", priority: 1 },
+  ],
+};

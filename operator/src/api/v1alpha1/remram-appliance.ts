@@ -1,0 +1,274 @@
+import { z } from "zod";
+import {
+  ageColumn,
+  conditions,
+  dnsLabel,
+  imageRef,
+  type KindDefinition,
+  listMap,
+  quantity,
+  readyColumns,
+  secretKeyRef,
+  storage,
+  timestamp,
+  withCel,
+} from "./common.js";
+
+export const hardwareProfileNames = ["auto", "moltbox-baseline", "cpu-only", "large-gpu"] as const;
+
+const modelName = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[a-zA-Z0-9][a-zA-Z0-9._\-/:]*$/);
+
+const openSearchSpec = withCel(
+  z
+    .object({
+      mode: z
+        .enum(["embedded", "external"])
+        .default("embedded")
+        .describe("embedded runs a single-node OpenSearch StatefulSet; external uses `external`."),
+      image: imageRef.optional().describe("OpenSearch image (embedded mode)."),
+      heap: quantity.optional().describe("JVM heap (Xms = Xmx); by default half the profile's memory limit."),
+      storage: storage.optional().describe("Data volume (embedded mode); by default the profile's size."),
+      external: z
+        .object({
+          url: z
+            .string()
+            .min(1)
+            .max(2048)
+            .regex(/^https?:\/\/[^\s]+$/)
+            .describe("Base URL of an existing OpenSearch cluster."),
+          credentialsSecretRef: z
+            .object({ name: secretKeyRef.shape.name })
+            .strict()
+            .optional()
+            .describe("Secret with `username` and `password` keys."),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+  {
+    rule: "self.mode == 'external' ? has(self.external) : !has(self.external)",
+    message: "external is required when mode is external and forbidden otherwise",
+    fieldPath: ".external",
+  },
+  {
+    rule: "self.mode == 'embedded' || (!has(self.image) && !has(self.heap) && !has(self.storage))",
+    message: "image, heap and storage apply only to an embedded OpenSearch",
+  },
+);
+
+const ollamaSpec = withCel(
+  z
+    .object({
+      image: imageRef.optional().describe("Ollama image."),
+      gpu: z
+        .enum(["auto", "required", "disabled"])
+        .default("auto")
+        .describe(
+          "auto uses a GPU when a node offers nvidia.com/gpu; required waits for one; disabled never uses one.",
+        ),
+      runtimeClassName: dnsLabel
+        .optional()
+        .describe("RuntimeClass for GPU pods (k3s ships `nvidia`); default nvidia."),
+      models: z
+        .object({
+          routing: modelName.optional().describe("Model for routine turns."),
+          reflection: modelName.optional().describe("Model for reflection and dream."),
+          embedding: modelName.optional().describe("Embedding model (384 dimensions)."),
+        })
+        .strict()
+        .prefault({})
+        .describe("Models by role; unset roles take the hardware profile's choice."),
+      storage: storage.optional().describe("Models volume; by default the profile's size."),
+    })
+    .strict(),
+  {
+    rule: "!(self.gpu == 'disabled' && has(self.runtimeClassName))",
+    message: "runtimeClassName cannot be set when gpu is disabled",
+    fieldPath: ".runtimeClassName",
+  },
+);
+
+const cortexSpec = z
+  .object({
+    image: imageRef.optional().describe("Cortex image."),
+    tokenSecretRef: secretKeyRef
+      .optional()
+      .describe("Bearer token for Cortex's API; the operator generates one when unset."),
+    retrieval: z
+      .object({
+        tokenBudget: z
+          .int()
+          .min(256)
+          .max(32768)
+          .default(2048)
+          .describe("Token ceiling of a knowledge bundle."),
+        topK: z.int().min(1).max(200).default(24).describe("Candidates taken from each retriever."),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+const channelSecret = z
+  .object({
+    channel: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(/^[a-z][a-z0-9-]*$/),
+    secretRef: secretKeyRef,
+  })
+  .strict();
+
+const gatewayAgent = z
+  .object({
+    id: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(/^[a-z][a-z0-9_-]*$/),
+    default: z.boolean().optional(),
+    model: modelName.optional().describe("Overrides the routing model for this agent."),
+  })
+  .strict();
+
+const gatewaySpec = z
+  .object({
+    image: imageRef.optional().describe("OpenClaw gateway image."),
+    agents: withCel(listMap(z.array(gatewayAgent).max(16), "id"), {
+      rule: "self.filter(a, has(a.default) && a.default).size() <= 1",
+      message: "at most one agent may be the default",
+    })
+      .optional()
+      .describe("Agents; a single `main` agent when unset."),
+    dmScope: z
+      .enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"])
+      .default("per-channel-peer"),
+    queueMode: z.enum(["steer", "followup", "collect", "interrupt"]).default("collect"),
+    sandbox: z.enum(["off", "non-main", "all"]).default("off"),
+    channelSecretRefs: listMap(z.array(channelSecret).max(16), "channel").optional(),
+  })
+  .strict();
+
+const workspaceSpec = z
+  .object({
+    storage: storage.optional().describe("Workspace volume (artifact git repository and archive)."),
+    gitIdentity: z
+      .object({
+        name: z.string().min(1).max(128),
+        email: z
+          .string()
+          .min(3)
+          .max(254)
+          .regex(/^[^\s@]+@[^\s@]+$/),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const remramApplianceSpec = z
+  .object({
+    hardwareProfile: z
+      .enum(hardwareProfileNames)
+      .default("auto")
+      .describe("Sizing profile; auto picks one from node labels and allocatable."),
+    opensearch: openSearchSpec.prefault({}),
+    ollama: ollamaSpec.prefault({}),
+    cortex: cortexSpec.prefault({}),
+    gateway: gatewaySpec.prefault({}),
+    workspace: workspaceSpec.prefault({}),
+    persistentVolumeClaimRetentionPolicy: z
+      .object({
+        whenDeleted: z
+          .enum(["Retain", "Delete"])
+          .default("Retain")
+          .describe("Retain keeps data PVCs (no ownerReference) when the appliance is deleted."),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+const endpoint = z.string().max(2048);
+
+export const remramApplianceStatus = z
+  .object({
+    observedGeneration: z.int().min(0).optional(),
+    conditions: conditions.optional(),
+    hardwareProfile: z
+      .enum(hardwareProfileNames)
+      .optional()
+      .describe("The profile in effect (auto resolved)."),
+    gpu: z
+      .object({
+        available: z.boolean(),
+        count: z.int().min(0).max(64),
+        memoryMiB: z.int().min(0).max(1048576).optional(),
+        product: z.string().max(128).optional(),
+      })
+      .strict()
+      .optional(),
+    models: listMap(
+      z
+        .array(
+          z
+            .object({
+              name: modelName,
+              role: z.enum(["routing", "reflection", "embedding"]),
+              digest: z.string().max(128).optional(),
+              pulledAt: timestamp.optional(),
+            })
+            .strict(),
+        )
+        .max(8),
+      "role",
+    ).optional(),
+    endpoints: z
+      .object({
+        opensearch: endpoint.optional(),
+        ollama: endpoint.optional(),
+        cortex: endpoint.optional(),
+        gateway: endpoint.optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type RemramApplianceSpec = z.output<typeof remramApplianceSpec>;
+export type RemramApplianceStatus = z.output<typeof remramApplianceStatus>;
+
+export const remramApplianceKind: KindDefinition = {
+  kind: "RemramAppliance",
+  plural: "remramappliances",
+  singular: "remramappliance",
+  shortNames: ["rra", "appliance"],
+  categories: ["remram"],
+  description: "A Remram appliance: OpenSearch, Ollama, Cortex and an OpenClaw gateway on this cluster.",
+  spec: remramApplianceSpec,
+  status: remramApplianceStatus,
+  metadataNameRule: {
+    // Children are named "<name>-opensearch-headless" and so on; Services need DNS-1035 labels of <= 63 characters.
+    rule: "self.metadata.name.size() <= 40 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+    message:
+      "name must be a DNS-1035 label of at most 40 characters (it prefixes the names of generated objects)",
+  },
+  printerColumns: [
+    ...readyColumns,
+    { name: "GPU", type: "string", jsonPath: '.status.conditions[?(@.type=="GPUAvailable")].status' },
+    { name: "Profile", type: "string", jsonPath: ".status.hardwareProfile" },
+    ageColumn,
+    {
+      name: "Models",
+      type: "string",
+      jsonPath: '.status.conditions[?(@.type=="ModelsReady")].status',
+      priority: 1,
+    },
+  ],
+};
