@@ -1,0 +1,124 @@
+/**
+ * Prometheus metrics under controller-runtime's names, so its dashboards and alerts apply unchanged, plus
+ * remram_* domain metrics. One registry per operator process (tests make their own).
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { QueueObserver } from "./workqueue.js";
+
+export class OperatorMetrics {
+  readonly registry = new Registry();
+  readonly reconcileTotal = new Counter({
+    name: "controller_runtime_reconcile_total",
+    help: "Total number of reconciliations per controller",
+    labelNames: ["controller", "result"] as const,
+    registers: [this.registry],
+  });
+  readonly reconcileErrors = new Counter({
+    name: "controller_runtime_reconcile_errors_total",
+    help: "Total number of reconciliation errors per controller",
+    labelNames: ["controller"] as const,
+    registers: [this.registry],
+  });
+  readonly reconcileTime = new Histogram({
+    name: "controller_runtime_reconcile_time_seconds",
+    help: "Length of time per reconciliation per controller",
+    labelNames: ["controller"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly maxConcurrentReconciles = new Gauge({
+    name: "controller_runtime_max_concurrent_reconciles",
+    help: "Maximum number of concurrent reconciles per controller",
+    labelNames: ["controller"] as const,
+    registers: [this.registry],
+  });
+  readonly activeWorkers = new Gauge({
+    name: "controller_runtime_active_workers",
+    help: "Number of currently used workers per controller",
+    labelNames: ["controller"] as const,
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: "workqueue_depth",
+    help: "Current depth of workqueue",
+    labelNames: ["name"] as const,
+    registers: [this.registry],
+  });
+  readonly queueAdds = new Counter({
+    name: "workqueue_adds_total",
+    help: "Total number of adds handled by workqueue",
+    labelNames: ["name"] as const,
+    registers: [this.registry],
+  });
+  readonly queueRetries = new Counter({
+    name: "workqueue_retries_total",
+    help: "Total number of retries handled by workqueue",
+    labelNames: ["name"] as const,
+    registers: [this.registry],
+  });
+  readonly queueDuration = new Histogram({
+    name: "workqueue_queue_duration_seconds",
+    help: "How long in seconds an item stays in workqueue before being requested",
+    labelNames: ["name"] as const,
+    buckets: [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100, 1000],
+    registers: [this.registry],
+  });
+  readonly workDuration = new Histogram({
+    name: "workqueue_work_duration_seconds",
+    help: "How long in seconds processing an item from workqueue takes",
+    labelNames: ["name"] as const,
+    buckets: [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100, 1000],
+    registers: [this.registry],
+  });
+  readonly unfinishedWork = new Gauge({
+    name: "workqueue_unfinished_work_seconds",
+    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
+    labelNames: ["name"] as const,
+    registers: [this.registry],
+  });
+  readonly longestRunning = new Gauge({
+    name: "workqueue_longest_running_processor_seconds",
+    help: "How many seconds has the longest running processor for workqueue been running",
+    labelNames: ["name"] as const,
+    registers: [this.registry],
+  });
+  readonly restRequests = new Counter({
+    name: "rest_client_requests_total",
+    help: "Number of HTTP requests, partitioned by status code, method, and host",
+    labelNames: ["code", "method", "host"] as const,
+    registers: [this.registry],
+  });
+  readonly leaderStatus = new Gauge({
+    name: "leader_election_master_status",
+    help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master",
+    labelNames: ["name"] as const,
+    registers: [this.registry],
+  });
+  readonly informerRestarts = new Counter({
+    name: "remram_informer_restarts_total",
+    help: "Watch restarts after errors other than 410, per resource",
+    labelNames: ["resource"] as const,
+    registers: [this.registry],
+  });
+  readonly dreamRuns = new Counter({
+    name: "remram_dream_runs_total",
+    help: "Dream cycles started by DreamSchedules, by outcome",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly proposalsPromoted = new Counter({
+    name: "remram_proposals_promoted_total",
+    help: "ArtifactProposals promoted into the workspace repository",
+    registers: [this.registry],
+  });
+
+  queueObserver(name: string): QueueObserver {
+    return {
+      added: () => this.queueAdds.inc({ name }),
+      retried: () => this.queueRetries.inc({ name }),
+      depth: (depth) => this.queueDepth.set({ name }, depth),
+      queued: (waitedMs) => this.queueDuration.observe({ name }, waitedMs / 1000),
+      worked: (tookMs) => this.workDuration.observe({ name }, tookMs / 1000),
+    };
+  }
+}
