@@ -1,0 +1,185 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import {
+  type ApplianceContext,
+  buildApplianceChildren,
+  buildGpuPrerequisites,
+  buildOllama,
+  buildOpenSearch,
+  type OperatorImages,
+} from "./children.js";
+import { gpuInventory, loadHardwareProfiles, quantityToMiB, selectProfile } from "./hardware-profiles.js";
+
+const profiles = loadHardwareProfiles(join(import.meta.dirname, "../../../hardware-profiles"));
+const images: OperatorImages = {
+  opensearch: "opensearchproject/opensearch:2.19.5",
+  ollama: "ollama/ollama:0.24.0",
+  cortex: "remram/cortex:0.1.0",
+  gateway: "remram/openclaw-gateway:2026.9.6",
+  hooks: "remram/hooks:0.1.0",
+  devicePlugin: "nvidia/k8s-device-plugin:v0.17.0",
+};
+
+function context(specInput: unknown, overrides: Partial<ApplianceContext> = {}): ApplianceContext {
+  const profile = profiles.get("moltbox-baseline");
+  if (profile === undefined) throw new Error("baseline profile missing");
+  return {
+    name: "box",
+    namespace: "home",
+    owner: {
+      apiVersion: "remram.io/v1alpha1",
+      kind: "RemramAppliance",
+      name: "box",
+      uid: "u-1",
+      controller: true,
+    },
+    spec: remramApplianceSpec.parse(specInput),
+    profile,
+    useGpu: true,
+    images,
+    secrets: { cortexToken: "cortex-secret", gatewayToken: "gateway-secret" },
+    ...overrides,
+  };
+}
+
+type Pod = {
+  runtimeClassName?: string;
+  automountServiceAccountToken?: boolean;
+  securityContext?: Record<string, unknown>;
+  tolerations?: unknown[];
+  initContainers?: Container[];
+  containers: Container[];
+  volumes?: { hostPath?: unknown }[];
+};
+type Container = {
+  name: string;
+  env?: { name: string; value?: string }[];
+  resources?: { limits?: Record<string, string> };
+  securityContext?: Record<string, unknown>;
+};
+
+function podOf(object: unknown): Pod {
+  return (object as { spec: { template: { spec: Pod } } }).spec.template.spec;
+}
+
+describe("the appliance's children", () => {
+  it("are all in the appliance's namespace with exactly one controller ownerReference, except retained claims", () => {
+    const children = buildApplianceChildren(context({}), "cortex-secret");
+    for (const child of children) {
+      expect(child.metadata.namespace).toBe("home");
+      if (child.kind === "PersistentVolumeClaim") {
+        expect(child.metadata.ownerReferences).toBeUndefined();
+      } else {
+        expect(child.metadata.ownerReferences?.filter((reference) => reference.controller)).toHaveLength(1);
+      }
+    }
+    const deleting = buildApplianceChildren(
+      context({ persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete" } }),
+      "cortex-secret",
+    );
+    const claims = deleting.filter((child) => child.kind === "PersistentVolumeClaim");
+    expect(claims.length).toBe(2);
+    for (const claim of claims) expect(claim.metadata.ownerReferences).toHaveLength(1);
+  });
+
+  it("run every pod under the restricted pod security standard without a service account token", () => {
+    for (const child of buildApplianceChildren(context({}), "t")) {
+      if (child.kind !== "Deployment" && child.kind !== "StatefulSet") continue;
+      const pod = podOf(child);
+      expect(pod.automountServiceAccountToken, child.metadata.name).toBe(false);
+      expect(pod.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        seccompProfile: { type: "RuntimeDefault" },
+      });
+      expect(pod.volumes?.some((volume) => volume.hostPath !== undefined) ?? false).toBe(false);
+      for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
+        expect(container.securityContext, `${child.metadata.name}/${container.name}`).toMatchObject({
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ["ALL"] },
+          runAsNonRoot: true,
+        });
+      }
+    }
+  });
+
+  it("give Ollama the nvidia runtime class, one GPU and the GPU toleration when the GPU is used", () => {
+    const pod = podOf(buildOllama(context({})).find((child) => child.kind === "Deployment"));
+    expect(pod.runtimeClassName).toBe("nvidia");
+    expect(pod.containers[0]?.resources?.limits?.["nvidia.com/gpu"]).toBe("1");
+    expect(pod.tolerations).toEqual([{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]);
+  });
+
+  it("leave the GPU out entirely on the CPU fallback", () => {
+    const pod = podOf(
+      buildOllama(context({}, { useGpu: false })).find((child) => child.kind === "Deployment"),
+    );
+    expect(pod.runtimeClassName).toBeUndefined();
+    expect(pod.tolerations).toBeUndefined();
+    expect(pod.containers[0]?.resources?.limits?.["nvidia.com/gpu"]).toBeUndefined();
+  });
+
+  it("size the OpenSearch heap at half the profile's memory, single-node, unless the spec sets it", () => {
+    const env = (objects: ReturnType<typeof buildOpenSearch>) =>
+      podOf(objects.find((child) => child.kind === "StatefulSet")).containers[0]?.env ?? [];
+    const defaults = env(buildOpenSearch(context({})));
+    expect(defaults).toContainEqual({ name: "OPENSEARCH_JAVA_OPTS", value: "-Xms4096m -Xmx4096m" });
+    expect(defaults).toContainEqual({ name: "discovery.type", value: "single-node" });
+    const explicit = env(buildOpenSearch(context({ opensearch: { heap: "2Gi" } })));
+    expect(explicit).toContainEqual({ name: "OPENSEARCH_JAVA_OPTS", value: "-Xms2048m -Xmx2048m" });
+    expect(
+      buildOpenSearch(context({ opensearch: { mode: "external", external: { url: "https://os:9200" } } })),
+    ).toEqual([]);
+  });
+
+  it("seed a gateway config with memory off, Ollama as provider, the hooks plugin, Cortex and token auth on a LAN bind", () => {
+    const secret = buildApplianceChildren(context({}), "cortex-secret").find(
+      (child) => child.metadata.name === "box-gateway-config",
+    ) as unknown as { data: Record<string, string> };
+    const config = JSON.parse(Buffer.from(secret.data["openclaw.json"] as string, "base64").toString("utf8"));
+    expect(config.gateway).toMatchObject({ bind: "lan", auth: { mode: "token", token: "gateway-secret" } });
+    expect(config.memory.search.enabled).toBe(false);
+    expect(config.plugins.slots.memory).toBe("none");
+    expect(config.plugins.load.paths).toEqual(["/opt/remram-hooks"]);
+    expect(config.plugins.entries["remram-hooks"]).toMatchObject({
+      enabled: true,
+      hooks: { allowConversationAccess: true },
+      config: { cortexUrl: "http://box-cortex.home.svc:8080", cortexToken: "cortex-secret" },
+    });
+    expect(config.models.providers.ollama).toMatchObject({
+      api: "ollama",
+      baseUrl: "http://box-ollama.home.svc:11434",
+    });
+    expect(config.agents.defaults.model.primary).toBe("ollama/qwen3:8b");
+  });
+
+  it("keep the node-level GPU prerequisites out of the appliance's namespace and ownership", () => {
+    const [runtimeClass, daemonSet] = buildGpuPrerequisites(images, "nvidia");
+    expect(runtimeClass).toMatchObject({ kind: "RuntimeClass", handler: "nvidia" });
+    expect(daemonSet?.metadata.namespace).toBe("kube-system");
+    expect(daemonSet?.metadata.ownerReferences).toBeUndefined();
+  });
+});
+
+describe("hardware profiles", () => {
+  it("ship the baseline, CPU-only and large-GPU profiles", () => {
+    expect([...profiles.keys()].sort()).toEqual(["cpu-only", "large-gpu", "moltbox-baseline"]);
+  });
+
+  it("pick a profile from allocatable GPUs and the GPU memory label", () => {
+    const gpuNode = (memory?: string) => ({
+      metadata: { labels: memory ? { "nvidia.com/gpu.memory": memory } : {} },
+      status: { allocatable: { "nvidia.com/gpu": "1" } },
+    });
+    expect(selectProfile(gpuInventory([]))).toBe("cpu-only");
+    expect(selectProfile(gpuInventory([{ status: { allocatable: { cpu: "16" } } }]))).toBe("cpu-only");
+    expect(selectProfile(gpuInventory([gpuNode("16376")]))).toBe("moltbox-baseline");
+    expect(selectProfile(gpuInventory([gpuNode("24564"), gpuNode("49140")]))).toBe("large-gpu");
+    expect(selectProfile(gpuInventory([gpuNode()]))).toBe("moltbox-baseline");
+    expect(gpuInventory([{ ...gpuNode(), spec: { unschedulable: true } }]).count).toBe(0);
+  });
+
+  it("convert memory quantities to MiB", () => {
+    expect([quantityToMiB("8Gi"), quantityToMiB("512Mi"), quantityToMiB("1G")]).toEqual([8192, 512, 953]);
+  });
+});

@@ -1,0 +1,625 @@
+/**
+ * Pure builders for everything a RemramAppliance owns. Each returns the object exactly as the operator applies it
+ * (server-side apply sends only these fields), so unit tests check the shape and the reconciler checks convergence
+ * by comparing these against the live objects.
+ */
+import { createHash } from "node:crypto";
+import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import type { KubeObject, OwnerReference } from "../runtime/kube-client.js";
+import { type HardwareProfile, quantityToMiB } from "./hardware-profiles.js";
+import { buildOpenClawConfig, gatewayPort, gatewayWorkspaceDir, hooksPluginDir } from "./openclaw-config.js";
+
+export const managedBy = "remram-operator";
+export const applianceLabel = "remram.io/appliance";
+export const configHashAnnotation = "remram.io/config-hash";
+
+export const ports = { opensearch: 9200, ollama: 11434, cortex: 8080, gateway: gatewayPort } as const;
+
+export interface OperatorImages {
+  opensearch: string;
+  ollama: string;
+  cortex: string;
+  gateway: string;
+  hooks: string;
+  devicePlugin: string;
+}
+
+export interface GeneratedSecrets {
+  cortexToken: string;
+  gatewayToken: string;
+}
+
+export interface ApplianceContext {
+  name: string;
+  namespace: string;
+  owner: OwnerReference;
+  spec: RemramApplianceSpec;
+  profile: HardwareProfile;
+  /** Ollama asks for a GPU (GPU found, or gpu: required). */
+  useGpu: boolean;
+  images: OperatorImages;
+  secrets: GeneratedSecrets;
+}
+
+export function childName(appliance: string, component: string): string {
+  return `${appliance}-${component}`;
+}
+
+export function selectorLabels(appliance: string, component: string): Record<string, string> {
+  return { "app.kubernetes.io/name": component, "app.kubernetes.io/instance": appliance };
+}
+
+export function childLabels(appliance: string, component: string): Record<string, string> {
+  return {
+    ...selectorLabels(appliance, component),
+    "app.kubernetes.io/part-of": "remram",
+    "app.kubernetes.io/managed-by": managedBy,
+    [applianceLabel]: appliance,
+  };
+}
+
+function meta(ctx: ApplianceContext, component: string, name = childName(ctx.name, component)) {
+  return {
+    name,
+    namespace: ctx.namespace,
+    labels: childLabels(ctx.name, component),
+    ownerReferences: [ctx.owner],
+  };
+}
+
+/** Pod Security Standards "restricted", plus a read-only root file system where the image allows it. */
+export function restrictedContainerSecurity(readOnlyRootFilesystem = true) {
+  return {
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ["ALL"] },
+    readOnlyRootFilesystem,
+    runAsNonRoot: true,
+    seccompProfile: { type: "RuntimeDefault" },
+  };
+}
+
+function restrictedPodSecurity(uid: number) {
+  return {
+    runAsNonRoot: true,
+    runAsUser: uid,
+    runAsGroup: uid,
+    fsGroup: uid,
+    seccompProfile: { type: "RuntimeDefault" },
+  };
+}
+
+function resourcesOf(resources: { cpu: string; memory: string }) {
+  return { requests: { cpu: resources.cpu, memory: resources.memory }, limits: { memory: resources.memory } };
+}
+
+export function serviceUrl(
+  ctx: Pick<ApplianceContext, "name" | "namespace">,
+  component: keyof typeof ports,
+): string {
+  return `http://${childName(ctx.name, component)}.${ctx.namespace}.svc:${ports[component]}`;
+}
+
+function service(ctx: ApplianceContext, component: keyof typeof ports, headless = false): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: meta(ctx, component, childName(ctx.name, headless ? `${component}-headless` : component)),
+    spec: {
+      selector: selectorLabels(ctx.name, component),
+      ports: [{ name: "http", port: ports[component], targetPort: "http" }],
+      ...(headless ? { clusterIP: "None", publishNotReadyAddresses: true } : {}),
+    },
+  } as KubeObject;
+}
+
+function base64(value: string): string {
+  return Buffer.from(value, "utf8").toString("base64");
+}
+
+function hashOf(value: unknown): string {
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+}
+
+function pvc(
+  ctx: ApplianceContext,
+  component: string,
+  size: string,
+  storageClassName: string | undefined,
+): KubeObject {
+  const retain = ctx.spec.persistentVolumeClaimRetentionPolicy.whenDeleted === "Retain";
+  const metadata = meta(ctx, component);
+  return {
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    // A retained claim carries no ownerReference, so deleting the appliance leaves the data behind.
+    metadata: retain ? { ...metadata, ownerReferences: undefined } : metadata,
+    spec: {
+      accessModes: ["ReadWriteOnce"],
+      resources: { requests: { storage: size } },
+      ...(storageClassName ? { storageClassName } : {}),
+    },
+  } as KubeObject;
+}
+
+// --- OpenSearch -----------------------------------------------------------------------------------------------
+
+/** The init container reads the host's vm.max_map_count (not namespaced) into its termination message. */
+export const hostCheckContainer = "host-check";
+
+export function buildOpenSearch(ctx: ApplianceContext): KubeObject[] {
+  if (ctx.spec.opensearch.mode === "external") return [];
+  const profile = ctx.profile.opensearch;
+  const heapMiB = ctx.spec.opensearch.heap
+    ? quantityToMiB(ctx.spec.opensearch.heap)
+    : Math.floor(quantityToMiB(profile.resources.memory) / 2);
+  const storage = ctx.spec.opensearch.storage ?? { size: profile.storage };
+  const retain = ctx.spec.persistentVolumeClaimRetentionPolicy.whenDeleted;
+  const statefulSet = {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: meta(ctx, "opensearch"),
+    spec: {
+      serviceName: childName(ctx.name, "opensearch-headless"),
+      replicas: 1,
+      selector: { matchLabels: selectorLabels(ctx.name, "opensearch") },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: retain, whenScaled: "Retain" },
+      template: {
+        metadata: { labels: childLabels(ctx.name, "opensearch") },
+        spec: {
+          automountServiceAccountToken: false,
+          securityContext: restrictedPodSecurity(1000),
+          initContainers: [
+            {
+              name: hostCheckContainer,
+              image: ctx.images.opensearch,
+              command: ["sh", "-c", "cat /proc/sys/vm/max_map_count > /dev/termination-log"],
+              securityContext: restrictedContainerSecurity(),
+              resources: { requests: { cpu: "10m", memory: "16Mi" }, limits: { memory: "64Mi" } },
+            },
+          ],
+          containers: [
+            {
+              name: "opensearch",
+              image: ctx.spec.opensearch.image ?? ctx.images.opensearch,
+              env: [
+                { name: "cluster.name", value: ctx.name },
+                { name: "discovery.type", value: "single-node" },
+                { name: "bootstrap.memory_lock", value: "false" },
+                { name: "OPENSEARCH_JAVA_OPTS", value: `-Xms${heapMiB}m -Xmx${heapMiB}m` },
+                // Plain HTTP inside the namespace; the NetworkPolicy admits only Cortex on 9200.
+                { name: "DISABLE_SECURITY_PLUGIN", value: "true" },
+                { name: "DISABLE_INSTALL_DEMO_CONFIG", value: "true" },
+              ],
+              ports: [{ name: "http", containerPort: ports.opensearch }],
+              readinessProbe: {
+                httpGet: { path: "/_cluster/health?local=true", port: "http" },
+                periodSeconds: 10,
+                failureThreshold: 6,
+              },
+              resources: resourcesOf(profile.resources),
+              // OpenSearch writes logs and keystore under its install dir; the root file system stays writable.
+              securityContext: restrictedContainerSecurity(false),
+              volumeMounts: [{ name: "data", mountPath: "/usr/share/opensearch/data" }],
+            },
+          ],
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          metadata: { name: "data", labels: childLabels(ctx.name, "opensearch") },
+          spec: {
+            accessModes: ["ReadWriteOnce"],
+            resources: { requests: { storage: storage.size } },
+            ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
+          },
+        },
+      ],
+    },
+  };
+  return [statefulSet as unknown as KubeObject, service(ctx, "opensearch"), service(ctx, "opensearch", true)];
+}
+
+// --- Ollama ---------------------------------------------------------------------------------------------------
+
+export const gpuResource = "nvidia.com/gpu";
+
+export function buildOllama(ctx: ApplianceContext): KubeObject[] {
+  const profile = ctx.profile.ollama;
+  const storage = ctx.spec.ollama.storage ?? { size: profile.storage };
+  const resources = resourcesOf(profile.resources);
+  const gpuPod = ctx.useGpu
+    ? {
+        runtimeClassName: ctx.spec.ollama.runtimeClassName ?? "nvidia",
+        tolerations: [{ key: gpuResource, operator: "Exists", effect: "NoSchedule" }],
+      }
+    : {};
+  const deployment = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: meta(ctx, "ollama"),
+    spec: {
+      replicas: 1,
+      // One GPU and a ReadWriteOnce models volume: the old pod must go before the new one starts.
+      strategy: { type: "Recreate" },
+      selector: { matchLabels: selectorLabels(ctx.name, "ollama") },
+      template: {
+        metadata: { labels: childLabels(ctx.name, "ollama") },
+        spec: {
+          automountServiceAccountToken: false,
+          securityContext: restrictedPodSecurity(1000),
+          ...gpuPod,
+          containers: [
+            {
+              name: "ollama",
+              image: ctx.spec.ollama.image ?? ctx.images.ollama,
+              env: [
+                { name: "OLLAMA_HOST", value: `0.0.0.0:${ports.ollama}` },
+                { name: "OLLAMA_MODELS", value: "/models" },
+                { name: "HOME", value: "/tmp" },
+              ],
+              ports: [{ name: "http", containerPort: ports.ollama }],
+              readinessProbe: { httpGet: { path: "/api/version", port: "http" }, periodSeconds: 10 },
+              resources: ctx.useGpu
+                ? { requests: resources.requests, limits: { ...resources.limits, [gpuResource]: "1" } }
+                : resources,
+              securityContext: restrictedContainerSecurity(),
+              volumeMounts: [
+                { name: "models", mountPath: "/models" },
+                { name: "tmp", mountPath: "/tmp" },
+              ],
+            },
+          ],
+          volumes: [
+            { name: "models", persistentVolumeClaim: { claimName: childName(ctx.name, "ollama-models") } },
+            { name: "tmp", emptyDir: {} },
+          ],
+        },
+      },
+    },
+  };
+  return [
+    pvc(ctx, "ollama-models", storage.size, storage.storageClassName),
+    deployment as unknown as KubeObject,
+    service(ctx, "ollama"),
+  ];
+}
+
+/** The models of each role: the spec's choice, else the profile's. */
+export function requiredModels(ctx: Pick<ApplianceContext, "spec" | "profile">) {
+  const chosen = ctx.spec.ollama.models;
+  const fallback = ctx.profile.ollama.models;
+  return {
+    routing: chosen.routing ?? fallback.routing,
+    reflection: chosen.reflection ?? fallback.reflection,
+    embedding: chosen.embedding ?? fallback.embedding,
+  };
+}
+
+// --- Cortex ---------------------------------------------------------------------------------------------------
+
+export const cortexTokenKey = "token";
+
+export function cortexTokenSecretName(ctx: Pick<ApplianceContext, "name" | "spec">): {
+  name: string;
+  key: string;
+} {
+  return ctx.spec.cortex.tokenSecretRef ?? { name: childName(ctx.name, "cortex-token"), key: cortexTokenKey };
+}
+
+function secret(ctx: ApplianceContext, component: string, data: Record<string, string>): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: meta(ctx, component),
+    type: "Opaque",
+    data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, base64(value)])),
+  } as KubeObject;
+}
+
+function opensearchUrl(ctx: ApplianceContext): string {
+  return ctx.spec.opensearch.external?.url ?? serviceUrl(ctx, "opensearch");
+}
+
+export function buildCortex(ctx: ApplianceContext): KubeObject[] {
+  const token = cortexTokenSecretName(ctx);
+  const models = requiredModels(ctx);
+  const workspace = ctx.spec.workspace;
+  const credentials = ctx.spec.opensearch.external?.credentialsSecretRef;
+  const env = [
+    { name: "CORTEX_PORT", value: String(ports.cortex) },
+    { name: "CORTEX_TOKEN_FILE", value: "/var/run/secrets/remram/cortex/token" },
+    { name: "REMRAM_OPENSEARCH_URL", value: opensearchUrl(ctx) },
+    ...(credentials
+      ? [{ name: "REMRAM_OPENSEARCH_CREDENTIALS_DIR", value: "/var/run/secrets/remram/opensearch" }]
+      : []),
+    { name: "REMRAM_OLLAMA_URL", value: serviceUrl(ctx, "ollama") },
+    { name: "REMRAM_EMBED_MODEL", value: models.embedding },
+    { name: "REMRAM_REFLECTION_MODEL", value: models.reflection },
+    { name: "REMRAM_WORKSPACE_DIR", value: gatewayWorkspaceDir },
+    { name: "REMRAM_TOKEN_BUDGET", value: String(ctx.spec.cortex.retrieval.tokenBudget) },
+    { name: "REMRAM_TOP_K", value: String(ctx.spec.cortex.retrieval.topK) },
+    ...(workspace.gitIdentity
+      ? [
+          { name: "GIT_AUTHOR_NAME", value: workspace.gitIdentity.name },
+          { name: "GIT_AUTHOR_EMAIL", value: workspace.gitIdentity.email },
+          { name: "GIT_COMMITTER_NAME", value: workspace.gitIdentity.name },
+          { name: "GIT_COMMITTER_EMAIL", value: workspace.gitIdentity.email },
+        ]
+      : []),
+  ];
+  const deployment = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: meta(ctx, "cortex"),
+    spec: {
+      replicas: 1,
+      // Cortex holds the workspace git repository; two writers must never overlap.
+      strategy: { type: "Recreate" },
+      selector: { matchLabels: selectorLabels(ctx.name, "cortex") },
+      template: {
+        metadata: { labels: childLabels(ctx.name, "cortex") },
+        spec: {
+          automountServiceAccountToken: false,
+          securityContext: restrictedPodSecurity(1000),
+          containers: [
+            {
+              name: "cortex",
+              image: ctx.spec.cortex.image ?? ctx.images.cortex,
+              env,
+              ports: [{ name: "http", containerPort: ports.cortex }],
+              readinessProbe: { httpGet: { path: "/readyz", port: "http" }, periodSeconds: 10 },
+              livenessProbe: {
+                httpGet: { path: "/healthz", port: "http" },
+                periodSeconds: 20,
+                failureThreshold: 6,
+              },
+              resources: resourcesOf(ctx.profile.cortex.resources),
+              securityContext: restrictedContainerSecurity(),
+              volumeMounts: [
+                { name: "token", mountPath: "/var/run/secrets/remram/cortex", readOnly: true },
+                ...(credentials
+                  ? [
+                      {
+                        name: "opensearch-credentials",
+                        mountPath: "/var/run/secrets/remram/opensearch",
+                        readOnly: true,
+                      },
+                    ]
+                  : []),
+                { name: "workspace", mountPath: gatewayWorkspaceDir, subPath: "workspace" },
+                { name: "tmp", mountPath: "/tmp" },
+              ],
+            },
+          ],
+          volumes: [
+            { name: "token", secret: { secretName: token.name, items: [{ key: token.key, path: "token" }] } },
+            ...(credentials
+              ? [{ name: "opensearch-credentials", secret: { secretName: credentials.name } }]
+              : []),
+            { name: "workspace", persistentVolumeClaim: { claimName: childName(ctx.name, "workspace") } },
+            { name: "tmp", emptyDir: {} },
+          ],
+        },
+      },
+    },
+  };
+  const workspaceStorage = ctx.spec.workspace.storage ?? { size: ctx.profile.workspace.storage };
+  return [
+    ...(ctx.spec.cortex.tokenSecretRef
+      ? []
+      : [secret(ctx, "cortex-token", { [cortexTokenKey]: ctx.secrets.cortexToken })]),
+    pvc(ctx, "workspace", workspaceStorage.size, workspaceStorage.storageClassName),
+    deployment as unknown as KubeObject,
+    service(ctx, "cortex"),
+  ];
+}
+
+// --- OpenClaw gateway -----------------------------------------------------------------------------------------
+
+export function buildGateway(ctx: ApplianceContext, cortexToken: string): KubeObject[] {
+  const config = buildOpenClawConfig({
+    gateway: ctx.spec.gateway,
+    models: requiredModels(ctx),
+    ollamaUrl: serviceUrl(ctx, "ollama"),
+    cortexUrl: serviceUrl(ctx, "cortex"),
+    cortexToken,
+    gatewayToken: ctx.secrets.gatewayToken,
+  });
+  const configJson = `${JSON.stringify(config, null, 2)}\n`;
+  const stateDir = "/home/node/.openclaw";
+  const channelMounts = (ctx.spec.gateway.channelSecretRefs ?? []).map((channel) => ({
+    volume: { name: `channel-${channel.channel}`, secret: { secretName: channel.secretRef.name } },
+    mount: {
+      name: `channel-${channel.channel}`,
+      mountPath: `/var/run/secrets/remram/channels/${channel.channel}`,
+      readOnly: true,
+    },
+  }));
+  const deployment = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: meta(ctx, "gateway"),
+    spec: {
+      replicas: 1,
+      strategy: { type: "Recreate" },
+      selector: { matchLabels: selectorLabels(ctx.name, "gateway") },
+      template: {
+        metadata: {
+          labels: childLabels(ctx.name, "gateway"),
+          // A changed openclaw.json rolls the pod so the init container seeds the new file.
+          annotations: { [configHashAnnotation]: hashOf(configJson) },
+        },
+        spec: {
+          automountServiceAccountToken: false,
+          securityContext: restrictedPodSecurity(1000),
+          initContainers: [
+            {
+              // OpenClaw rewrites its config by atomic rename, so it needs a regular file, not a Secret symlink.
+              name: "seed-config",
+              image: ctx.spec.gateway.image ?? ctx.images.gateway,
+              command: [
+                "sh",
+                "-c",
+                `mkdir -p ${stateDir} && cp /etc/remram/gateway/openclaw.json ${stateDir}/openclaw.json`,
+              ],
+              securityContext: restrictedContainerSecurity(),
+              volumeMounts: [
+                { name: "config", mountPath: "/etc/remram/gateway", readOnly: true },
+                { name: "state", mountPath: stateDir, subPath: "openclaw" },
+              ],
+            },
+            {
+              name: "hooks-plugin",
+              image: ctx.images.hooks,
+              command: ["sh", "-c", `cp -R /plugin/. ${hooksPluginDir}/`],
+              securityContext: restrictedContainerSecurity(),
+              volumeMounts: [{ name: "hooks", mountPath: hooksPluginDir }],
+            },
+          ],
+          containers: [
+            {
+              name: "gateway",
+              image: ctx.spec.gateway.image ?? ctx.images.gateway,
+              args: ["gateway", "run"],
+              env: [
+                { name: "HOME", value: "/home/node" },
+                { name: "OPENCLAW_CONFIG_PATH", value: `${stateDir}/openclaw.json` },
+                ...(channelMounts.length === 0 ? [{ name: "OPENCLAW_SKIP_CHANNELS", value: "1" }] : []),
+              ],
+              ports: [{ name: "http", containerPort: ports.gateway }],
+              readinessProbe: {
+                httpGet: { path: "/readyz", port: "http" },
+                periodSeconds: 10,
+                failureThreshold: 12,
+              },
+              livenessProbe: {
+                httpGet: { path: "/healthz", port: "http" },
+                periodSeconds: 20,
+                failureThreshold: 6,
+              },
+              resources: resourcesOf(ctx.profile.gateway.resources),
+              securityContext: restrictedContainerSecurity(),
+              volumeMounts: [
+                { name: "state", mountPath: stateDir, subPath: "openclaw" },
+                { name: "state", mountPath: gatewayWorkspaceDir, subPath: "workspace" },
+                { name: "hooks", mountPath: hooksPluginDir, readOnly: true },
+                { name: "tmp", mountPath: "/tmp" },
+                ...channelMounts.map((channel) => channel.mount),
+              ],
+            },
+          ],
+          volumes: [
+            { name: "config", secret: { secretName: childName(ctx.name, "gateway-config") } },
+            // Gateway state and the workspace share one claim: Cortex promotes artifacts into the same workspace.
+            { name: "state", persistentVolumeClaim: { claimName: childName(ctx.name, "workspace") } },
+            { name: "hooks", emptyDir: {} },
+            { name: "tmp", emptyDir: {} },
+            ...channelMounts.map((channel) => channel.volume),
+          ],
+        },
+      },
+    },
+  };
+  return [
+    secret(ctx, "gateway-config", { "openclaw.json": configJson, token: ctx.secrets.gatewayToken }),
+    deployment as unknown as KubeObject,
+    service(ctx, "gateway"),
+  ];
+}
+
+// --- NetworkPolicies ------------------------------------------------------------------------------------------
+
+/** Default-deny ingress for the appliance's pods, then only the paths the architecture needs. */
+export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
+  const policy = (component: string, spec: Record<string, unknown>): KubeObject =>
+    ({
+      apiVersion: "networking.k8s.io/v1",
+      kind: "NetworkPolicy",
+      metadata: meta(ctx, component, childName(ctx.name, component)),
+      spec,
+    }) as KubeObject;
+  const from = (...components: string[]) =>
+    components.map((component) => ({ podSelector: { matchLabels: selectorLabels(ctx.name, component) } }));
+  const allow = (target: keyof typeof ports, sources: Record<string, unknown>[]) =>
+    policy(`allow-${target}`, {
+      podSelector: { matchLabels: selectorLabels(ctx.name, target) },
+      policyTypes: ["Ingress"],
+      ingress: [{ ...(sources.length > 0 ? { from: sources } : {}), ports: [{ port: ports[target] }] }],
+    });
+  return [
+    policy("default-deny", {
+      podSelector: { matchLabels: { [applianceLabel]: ctx.name } },
+      policyTypes: ["Ingress"],
+    }),
+    allow("opensearch", from("cortex")),
+    allow("ollama", from("cortex", "gateway")),
+    // Cortex is called by the gateway's hooks and by the operator (from its own namespace).
+    allow("cortex", [...from("gateway"), { namespaceSelector: {} }]),
+    // The gateway is the appliance's front door.
+    allow("gateway", []),
+  ];
+}
+
+export function buildApplianceChildren(ctx: ApplianceContext, cortexToken: string): KubeObject[] {
+  return [
+    ...buildOpenSearch(ctx),
+    ...buildOllama(ctx),
+    ...buildCortex(ctx),
+    ...buildGateway(ctx, cortexToken),
+    ...buildNetworkPolicies(ctx),
+  ];
+}
+
+// --- GPU node prerequisites -----------------------------------------------------------------------------------
+
+export const devicePluginNamespace = "kube-system";
+export const devicePluginName = "remram-nvidia-device-plugin";
+
+/**
+ * The NVIDIA device plugin DaemonSet and its RuntimeClass. They serve every GPU workload on the node, not one
+ * appliance, and a namespaced appliance cannot own cluster-scoped or other-namespace objects: so they carry the
+ * managed-by label but no ownerReference, and deleting an appliance leaves them. The plugin needs hostPath
+ * (kubelet's device-plugin socket dir), which restricted namespaces forbid; it runs in kube-system.
+ */
+export function buildGpuPrerequisites(images: OperatorImages, runtimeClassName: string): KubeObject[] {
+  const labels = {
+    "app.kubernetes.io/name": "nvidia-device-plugin",
+    "app.kubernetes.io/part-of": "remram",
+    "app.kubernetes.io/managed-by": managedBy,
+  };
+  return [
+    {
+      apiVersion: "node.k8s.io/v1",
+      kind: "RuntimeClass",
+      metadata: { name: runtimeClassName, labels },
+      handler: "nvidia",
+    } as KubeObject,
+    {
+      apiVersion: "apps/v1",
+      kind: "DaemonSet",
+      metadata: { name: devicePluginName, namespace: devicePluginNamespace, labels },
+      spec: {
+        selector: { matchLabels: { "app.kubernetes.io/name": "nvidia-device-plugin" } },
+        updateStrategy: { type: "RollingUpdate" },
+        template: {
+          metadata: { labels },
+          spec: {
+            runtimeClassName,
+            priorityClassName: "system-node-critical",
+            tolerations: [{ key: gpuResource, operator: "Exists", effect: "NoSchedule" }],
+            containers: [
+              {
+                name: "nvidia-device-plugin",
+                image: images.devicePlugin,
+                env: [{ name: "FAIL_ON_INIT_ERROR", value: "false" }],
+                securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+                volumeMounts: [{ name: "device-plugin", mountPath: "/var/lib/kubelet/device-plugins" }],
+              },
+            ],
+            volumes: [{ name: "device-plugin", hostPath: { path: "/var/lib/kubelet/device-plugins" } }],
+          },
+        },
+      },
+    } as KubeObject,
+  ];
+}

@@ -1,0 +1,83 @@
+/**
+ * The gateway's openclaw.json, generated from the appliance spec for OpenClaw 2026.9.6 (see the research note on
+ * OpenClaw hooks): built-in memory off, Ollama as the only provider (native API, no /v1), the Remram hooks plugin
+ * loaded from a folder an init container fills, and a non-loopback bind guarded by token auth.
+ */
+import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+
+export const gatewayPort = 18789;
+export const hooksPluginId = "remram-hooks";
+export const hooksPluginDir = "/opt/remram-hooks";
+export const gatewayWorkspaceDir = "/data/workspace";
+
+export interface OpenClawConfigInput {
+  gateway: RemramApplianceSpec["gateway"];
+  models: { routing: string; reflection: string; embedding: string };
+  ollamaUrl: string;
+  cortexUrl: string;
+  cortexToken: string;
+  gatewayToken: string;
+}
+
+export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, unknown> {
+  const chatModels = [...new Set([input.models.routing, input.models.reflection])];
+  const agents = input.gateway.agents ?? [{ id: "main", default: true }];
+  return {
+    gateway: {
+      mode: "local",
+      port: gatewayPort,
+      // In a pod the Service reaches the gateway on the pod IP; loopback would only work through port-forward.
+      bind: "lan",
+      auth: { mode: "token", token: input.gatewayToken },
+      http: { endpoints: { chatCompletions: { enabled: true } } },
+    },
+    models: {
+      mode: "replace",
+      catalogRefresh: { enabled: false },
+      providers: {
+        ollama: {
+          baseUrl: input.ollamaUrl,
+          apiKey: "ollama-local",
+          api: "ollama",
+          models: chatModels.map((model) => ({ id: model, name: model })),
+        },
+      },
+    },
+    agents: {
+      defaults: {
+        model: { primary: `ollama/${input.models.routing}` },
+        workspace: gatewayWorkspaceDir,
+        sandbox: { mode: input.gateway.sandbox },
+        heartbeat: { every: "0m" },
+      },
+      entries: Object.fromEntries(
+        agents.map((agent) => [
+          agent.id,
+          {
+            ...(agent.default ? { default: true } : {}),
+            ...(agent.model ? { model: `ollama/${agent.model}` } : {}),
+          },
+        ]),
+      ),
+    },
+    session: { dmScope: input.gateway.dmScope },
+    messages: { queue: { mode: input.gateway.queueMode } },
+    memory: { search: { enabled: false } },
+    update: { checkOnStart: false },
+    plugins: {
+      load: { paths: [hooksPluginDir] },
+      slots: { memory: "none" },
+      entries: {
+        [hooksPluginId]: {
+          enabled: true,
+          hooks: { allowConversationAccess: true, allowPromptInjection: true },
+          config: {
+            cortexUrl: input.cortexUrl,
+            cortexToken: input.cortexToken,
+            reflectionModel: `ollama/${input.models.reflection}`,
+          },
+        },
+      },
+    },
+  };
+}

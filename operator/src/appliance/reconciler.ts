@@ -1,0 +1,310 @@
+/**
+ * RemramAppliance reconciler: read the appliance and the nodes from cache, build every child, apply only what
+ * differs from the live object (server-side apply, forced), observe the components, and write status through
+ * /status only when it changed. Level-triggered: the key is all it gets.
+ */
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import type { Condition } from "../api/v1alpha1/common.js";
+import { type RemramApplianceStatus, remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import { isSubset } from "../runtime/apply.js";
+import { mergeConditions, transitions } from "../runtime/conditions.js";
+import type { ReconcileResult } from "../runtime/controller.js";
+import type { EventRecorder } from "../runtime/events.js";
+import { type KubeClient, type KubeObject, objectPath } from "../runtime/kube-client.js";
+import { controllerReference, splitKey } from "../runtime/owner.js";
+import {
+  type ApplianceContext,
+  buildApplianceChildren,
+  buildGpuPrerequisites,
+  childName,
+  cortexTokenKey,
+  cortexTokenSecretName,
+  devicePluginNamespace,
+  hostCheckContainer,
+  type OperatorImages,
+  requiredModels,
+  selectorLabels,
+  serviceUrl,
+} from "./children.js";
+import {
+  gpuInventory,
+  type HardwareProfile,
+  type NodeLike,
+  type ProfileName,
+  selectProfile,
+} from "./hardware-profiles.js";
+import type { ModelPuller } from "./model-puller.js";
+import { applianceConditions, degradedCondition, observeWorkload } from "./status.js";
+
+export interface RemramAppliance extends KubeObject {
+  spec?: unknown;
+  status?: RemramApplianceStatus;
+}
+
+/** Read access to an informer cache (the Informer class satisfies it). */
+export interface Cache<T> {
+  get(namespace: string | undefined, name: string): T | undefined;
+  list(namespace?: string): readonly T[];
+}
+
+export interface ApplianceReconcilerDeps {
+  client: KubeClient;
+  appliances: Cache<RemramAppliance>;
+  nodes: Cache<NodeLike>;
+  /** Caches of owned children by kind ("Deployment", "Secret", ...), and of the appliance's pods. */
+  children: (kind: string) => Cache<KubeObject> | undefined;
+  pods: Cache<PodLike>;
+  events: EventRecorder;
+  profiles: ReadonlyMap<ProfileName, HardwareProfile>;
+  images: OperatorImages;
+  models: ModelPuller;
+  /** Where the operator itself reaches an appliance's Ollama (cluster DNS by default; overridden when run outside). */
+  ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
+  now: () => number;
+  randomToken?: () => string;
+  log: Logger;
+}
+
+export interface PodLike {
+  metadata?: { labels?: Record<string, string>; namespace?: string };
+  status?: {
+    initContainerStatuses?: {
+      name: string;
+      state?: { terminated?: { exitCode?: number; message?: string } };
+    }[];
+  };
+}
+
+function decodeSecretValue(secret: KubeObject | undefined, key: string): string | undefined {
+  const data = (secret as { data?: Record<string, string> } | undefined)?.data;
+  const value = data?.[key];
+  return value === undefined ? undefined : Buffer.from(value, "base64").toString("utf8");
+}
+
+const gatewayTokenKey = "token";
+
+export class ApplianceReconciler {
+  constructor(private readonly deps: ApplianceReconcilerDeps) {}
+
+  async reconcile(key: string): Promise<ReconcileResult | undefined> {
+    const { namespace, name } = splitKey(key);
+    const appliance = this.deps.appliances.get(namespace, name);
+    // Gone: the garbage collector removes children through their ownerReferences.
+    if (appliance === undefined || appliance.metadata.deletionTimestamp !== undefined) return undefined;
+    const parsed = remramApplianceSpec.safeParse(appliance.spec ?? {});
+    if (!parsed.success) {
+      this.deps.log.warn({ key, error: parsed.error.message }, "appliance spec does not parse; skipping");
+      return undefined;
+    }
+    const spec = parsed.data;
+    const nodes = this.deps.nodes.list();
+    const inventory = gpuInventory(nodes);
+    const profileName = spec.hardwareProfile === "auto" ? selectProfile(inventory) : spec.hardwareProfile;
+    const profile = this.deps.profiles.get(profileName);
+    if (profile === undefined) throw new Error(`hardware profile ${profileName} is not installed`);
+    const gpuMode = spec.ollama.gpu;
+    const useGpu =
+      gpuMode === "required" || (gpuMode === "auto" && inventory.count > 0 && profile.ollama.gpu);
+
+    const ctx: ApplianceContext = {
+      name,
+      namespace,
+      owner: controllerReference(appliance),
+      spec,
+      profile,
+      useGpu,
+      images: this.deps.images,
+      secrets: {
+        cortexToken: this.existingOrNewToken(
+          "Secret",
+          namespace,
+          childName(name, "cortex-token"),
+          cortexTokenKey,
+        ),
+        gatewayToken: this.existingOrNewToken(
+          "Secret",
+          namespace,
+          childName(name, "gateway-config"),
+          gatewayTokenKey,
+        ),
+      },
+    };
+    const cortexToken = await this.cortexToken(ctx);
+    const desired = buildApplianceChildren(ctx, cortexToken);
+    const needsDevicePlugin =
+      gpuMode !== "disabled" &&
+      inventory.count === 0 &&
+      (inventory.hardwareLabelled || gpuMode === "required");
+    if (needsDevicePlugin) {
+      desired.push(...buildGpuPrerequisites(this.deps.images, spec.ollama.runtimeClassName ?? "nvidia"));
+    }
+    const applied = await this.applyChildren(desired);
+
+    const models = requiredModels(ctx);
+    const required = (["routing", "reflection", "embedding"] as const).map((role) => ({
+      role,
+      name: models[role],
+    }));
+    const ollamaUrl = this.deps.ollamaUrl?.({ name, namespace }) ?? serviceUrl(ctx, "ollama");
+    const workloads = {
+      opensearch: observeWorkload(
+        this.deps.children("StatefulSet")?.get(namespace, childName(name, "opensearch")),
+      ),
+      ollama: observeWorkload(this.deps.children("Deployment")?.get(namespace, childName(name, "ollama"))),
+      cortex: observeWorkload(this.deps.children("Deployment")?.get(namespace, childName(name, "cortex"))),
+      gateway: observeWorkload(this.deps.children("Deployment")?.get(namespace, childName(name, "gateway"))),
+    };
+    const modelReport = workloads.ollama.available
+      ? await this.deps.models.ensure(
+          ollamaUrl,
+          required.map((model) => model.name),
+        )
+      : { pullError: "Ollama is not available yet" };
+    const hostMaxMapCount = this.hostMaxMapCount(namespace, name);
+    const inputs = applianceConditions({
+      spec,
+      gpu: inventory,
+      useGpu,
+      workloads,
+      models: { required, ...modelReport },
+      ...(hostMaxMapCount !== undefined ? { hostMaxMapCount } : {}),
+    });
+    const now = this.deps.now();
+    const nowIso = new Date(Math.floor(now / 1000) * 1000).toISOString().replace(".000Z", "Z");
+    const generation = appliance.metadata.generation ?? 1;
+    const previous = appliance.status?.conditions;
+    let conditions = mergeConditions(previous, inputs, generation, nowIso);
+    conditions = mergeConditions(conditions, [degradedCondition(conditions, now)], generation, nowIso);
+    const listed = new Map(
+      (modelReport.listed ?? []).map((model) => [model.name.replace(/:latest$/, ""), model]),
+    );
+    const status: RemramApplianceStatus = {
+      observedGeneration: generation,
+      conditions,
+      hardwareProfile: profileName,
+      gpu: {
+        available: inventory.count > 0,
+        count: inventory.count,
+        ...(inventory.memoryMiB !== undefined ? { memoryMiB: inventory.memoryMiB } : {}),
+        ...(inventory.product ? { product: inventory.product.slice(0, 128) } : {}),
+      },
+      models: required.map((model) => {
+        const found = listed.get(model.name.replace(/:latest$/, ""));
+        const previousModel = appliance.status?.models?.find((entry) => entry.role === model.role);
+        const pulledAt = found
+          ? previousModel?.name === model.name && previousModel.pulledAt
+            ? previousModel.pulledAt
+            : nowIso
+          : undefined;
+        return {
+          name: model.name,
+          role: model.role,
+          ...(found?.digest ? { digest: found.digest.slice(0, 128) } : {}),
+          ...(pulledAt ? { pulledAt } : {}),
+        };
+      }),
+      endpoints: {
+        ...(spec.opensearch.mode === "embedded"
+          ? { opensearch: serviceUrl(ctx, "opensearch") }
+          : { opensearch: spec.opensearch.external?.url ?? "" }),
+        ollama: serviceUrl(ctx, "ollama"),
+        cortex: serviceUrl(ctx, "cortex"),
+        gateway: serviceUrl(ctx, "gateway"),
+      },
+    };
+    await this.writeStatus(appliance, status, previous, conditions);
+    if (applied > 0) this.deps.log.info({ key, applied }, "applied children");
+    const ready = conditions.find((condition) => condition.type === "Ready")?.status === "True";
+    return ready ? undefined : { requeueAfterMs: 15_000 };
+  }
+
+  private existingOrNewToken(kind: string, namespace: string, name: string, key: string): string {
+    const existing = decodeSecretValue(this.deps.children(kind)?.get(namespace, name), key);
+    return existing ?? (this.deps.randomToken ?? (() => randomBytes(32).toString("base64url")))();
+  }
+
+  private async cortexToken(ctx: ApplianceContext): Promise<string> {
+    if (ctx.spec.cortex.tokenSecretRef === undefined) return ctx.secrets.cortexToken;
+    const reference = cortexTokenSecretName(ctx);
+    const secret = await this.deps.client.get<KubeObject>(
+      `/api/v1/namespaces/${ctx.namespace}/secrets/${reference.name}`,
+    );
+    const token = decodeSecretValue(secret, reference.key);
+    if (token === undefined) throw new Error(`Secret ${reference.name} has no key ${reference.key}`);
+    return token;
+  }
+
+  /** Apply each desired object whose fields are not all present in the live one; returns how many were applied. */
+  private async applyChildren(desired: readonly KubeObject[]): Promise<number> {
+    let applied = 0;
+    for (const object of desired) {
+      const cache = this.deps.children(object.kind);
+      const live =
+        cache?.get(object.metadata.namespace, object.metadata.name) ??
+        (await this.liveWithoutCache(object, cache));
+      if (live !== undefined && isSubset(withoutUndefined(object), live)) continue;
+      await this.deps.client.apply(withoutUndefined(object));
+      applied++;
+    }
+    return applied;
+  }
+
+  /** Objects outside the child caches (the GPU prerequisites) are read directly. */
+  private async liveWithoutCache(
+    object: KubeObject,
+    cache: Cache<KubeObject> | undefined,
+  ): Promise<KubeObject | undefined> {
+    if (cache !== undefined && object.metadata.namespace !== devicePluginNamespace) return undefined;
+    return this.deps.client.get<KubeObject>(objectPath(object));
+  }
+
+  private hostMaxMapCount(namespace: string, name: string): number | undefined {
+    const selector = selectorLabels(name, "opensearch");
+    for (const pod of this.deps.pods.list(namespace)) {
+      const labels = pod.metadata?.labels ?? {};
+      if (!Object.entries(selector).every(([key, value]) => labels[key] === value)) continue;
+      const check = pod.status?.initContainerStatuses?.find((status) => status.name === hostCheckContainer);
+      const value = Number.parseInt(check?.state?.terminated?.message?.trim() ?? "", 10);
+      if (Number.isFinite(value)) return value;
+    }
+    return undefined;
+  }
+
+  private async writeStatus(
+    appliance: RemramAppliance,
+    status: RemramApplianceStatus,
+    previous: readonly Condition[] | undefined,
+    conditions: Condition[],
+  ): Promise<void> {
+    const current = appliance.status ?? {};
+    if (isSubset(status, current) && isSubset(current, status)) return;
+    await this.deps.client.applyStatus({
+      apiVersion: appliance.apiVersion,
+      kind: appliance.kind,
+      metadata: { name: appliance.metadata.name, namespace: appliance.metadata.namespace },
+      status,
+    } as KubeObject);
+    for (const condition of transitions(previous, conditions)) {
+      if (condition.status === "Unknown") continue;
+      await this.deps.events.record(appliance, {
+        type: eventType(condition),
+        reason: condition.reason,
+        action: "Reconcile",
+        note: `${condition.type}=${condition.status}: ${condition.message}`,
+      });
+    }
+  }
+}
+
+/** A flip to False is a Warning, except for abnormal-true Degraded, where True is the bad news. */
+function eventType(condition: Condition): "Normal" | "Warning" {
+  if (condition.type === "Degraded") return condition.status === "True" ? "Warning" : "Normal";
+  if (condition.type === "Progressing") return "Normal";
+  return condition.status === "False" ? "Warning" : "Normal";
+}
+
+/** SSA bodies must not carry `undefined` (JSON drops it, but isSubset should not see it either). */
+function withoutUndefined<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -1,0 +1,236 @@
+/**
+ * The appliance's conditions, computed from what the operator observed (pure). Reasons are the documented
+ * CamelCase constants below; Ready summarises the components, Progressing is True only while rolling toward a
+ * new generation, and Degraded only once Ready has been False past a threshold.
+ */
+import type { Condition } from "../api/v1alpha1/common.js";
+import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import { type ConditionInput, summarizeReady } from "../runtime/conditions.js";
+import type { GpuInventory } from "./hardware-profiles.js";
+
+export const reasons = {
+  reconciling: "Reconciling",
+  ready: "Ready",
+  gpuFound: "GPUFound",
+  gpuDisabled: "GPUDisabled",
+  cpuFallback: "NoGPUCPUFallback",
+  gpuRequiredMissing: "GPURequiredButMissing",
+  maxMapCountOk: "VmMaxMapCountSufficient",
+  maxMapCountLow: "VmMaxMapCountTooLow",
+  notMeasured: "NotMeasured",
+  externalOpenSearch: "ExternalOpenSearch",
+  available: "Available",
+  rollingOut: "RollingOut",
+  notAvailable: "NotAvailable",
+  missing: "NotCreated",
+  modelsListed: "ModelsListed",
+  modelsPulling: "ModelsPulling",
+  ollamaUnreachable: "OllamaUnreachable",
+  pullFailed: "ModelPullFailed",
+  steady: "Steady",
+  persistentFailure: "PersistentFailure",
+} as const;
+
+export const requiredMaxMapCount = 262144;
+export const degradedAfterMs = 10 * 60_000;
+
+/** What the operator saw of one workload (Deployment or StatefulSet). */
+export interface WorkloadObservation {
+  exists: boolean;
+  /** The controller has seen the latest spec and every replica runs it. */
+  upToDate: boolean;
+  available: boolean;
+}
+
+interface WorkloadLike {
+  metadata?: { generation?: number };
+  spec?: { replicas?: number };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    availableReplicas?: number;
+    readyReplicas?: number;
+    currentRevision?: string;
+    updateRevision?: string;
+  };
+}
+
+export function observeWorkload(workload: WorkloadLike | undefined): WorkloadObservation {
+  if (workload === undefined) return { exists: false, upToDate: false, available: false };
+  const status = workload.status ?? {};
+  const wanted = workload.spec?.replicas ?? 1;
+  const seen = (status.observedGeneration ?? 0) >= (workload.metadata?.generation ?? 1);
+  const revisionsMatch =
+    status.updateRevision === undefined || status.currentRevision === status.updateRevision;
+  const upToDate = seen && (status.updatedReplicas ?? 0) >= wanted && revisionsMatch;
+  const ready = status.availableReplicas ?? status.readyReplicas ?? 0;
+  return { exists: true, upToDate, available: ready >= wanted };
+}
+
+export interface ModelObservation {
+  required: { role: "routing" | "reflection" | "embedding"; name: string }[];
+  /** Names /api/tags listed; undefined when Ollama could not be asked. */
+  listed?: { name: string; digest?: string }[];
+  pullError?: string;
+}
+
+export interface ApplianceObservation {
+  spec: RemramApplianceSpec;
+  gpu: GpuInventory;
+  useGpu: boolean;
+  /** The host's vm.max_map_count as the OpenSearch pod's init container read it. */
+  hostMaxMapCount?: number;
+  workloads: Record<"opensearch" | "ollama" | "cortex" | "gateway", WorkloadObservation>;
+  models: ModelObservation;
+}
+
+const conditionTitles = {
+  opensearch: "OpenSearchReady",
+  ollama: "OllamaReady",
+  cortex: "CortexReady",
+  gateway: "GatewayReady",
+} as const;
+
+function gpuCondition(observation: ApplianceObservation): ConditionInput {
+  const mode = observation.spec.ollama.gpu;
+  const { count, product } = observation.gpu;
+  if (mode === "disabled") {
+    return {
+      type: "GPUAvailable",
+      status: "False",
+      reason: reasons.gpuDisabled,
+      message: "spec.ollama.gpu is disabled",
+    };
+  }
+  if (count > 0) {
+    return {
+      type: "GPUAvailable",
+      status: "True",
+      reason: reasons.gpuFound,
+      message: `${count} nvidia.com/gpu allocatable${product ? ` (${product})` : ""}`,
+    };
+  }
+  if (mode === "required") {
+    return {
+      type: "GPUAvailable",
+      status: "False",
+      reason: reasons.gpuRequiredMissing,
+      message: "spec.ollama.gpu is required but no node offers nvidia.com/gpu; Ollama stays pending",
+    };
+  }
+  return {
+    type: "GPUAvailable",
+    status: "False",
+    reason: reasons.cpuFallback,
+    message: "no node offers nvidia.com/gpu; Ollama runs on the CPU with the profile's models",
+  };
+}
+
+function hostCondition(observation: ApplianceObservation): ConditionInput {
+  const type = "HostPrerequisitesMet";
+  if (observation.spec.opensearch.mode === "external") {
+    return { type, status: "True", reason: reasons.externalOpenSearch, message: "OpenSearch runs elsewhere" };
+  }
+  const value = observation.hostMaxMapCount;
+  if (value === undefined) {
+    return {
+      type,
+      status: "Unknown",
+      reason: reasons.notMeasured,
+      message: "vm.max_map_count not read yet (the OpenSearch pod's host-check init container reports it)",
+    };
+  }
+  if (value < requiredMaxMapCount) {
+    return {
+      type,
+      status: "False",
+      reason: reasons.maxMapCountLow,
+      message: `host vm.max_map_count is ${value}; OpenSearch needs >= ${requiredMaxMapCount} (set it in /etc/sysctl.d)`,
+    };
+  }
+  return { type, status: "True", reason: reasons.maxMapCountOk, message: `vm.max_map_count is ${value}` };
+}
+
+function workloadCondition(
+  component: keyof typeof conditionTitles,
+  observation: WorkloadObservation,
+): ConditionInput {
+  const type = conditionTitles[component];
+  if (!observation.exists)
+    return { type, status: "Unknown", reason: reasons.missing, message: "not created yet" };
+  if (observation.available && observation.upToDate) {
+    return { type, status: "True", reason: reasons.available, message: "available" };
+  }
+  if (!observation.upToDate)
+    return { type, status: "Unknown", reason: reasons.rollingOut, message: "rolling out" };
+  return { type, status: "False", reason: reasons.notAvailable, message: "no ready replica" };
+}
+
+function modelsCondition(models: ModelObservation): ConditionInput {
+  const type = "ModelsReady";
+  if (models.listed === undefined) {
+    return {
+      type,
+      status: "Unknown",
+      reason: reasons.ollamaUnreachable,
+      message: models.pullError ?? "Ollama has not answered /api/tags yet",
+    };
+  }
+  const listed = new Set(models.listed.flatMap((model) => [model.name, model.name.replace(/:latest$/, "")]));
+  const missing = models.required.filter(
+    (model) => !listed.has(model.name) && !listed.has(`${model.name}:latest`),
+  );
+  if (missing.length === 0) {
+    return { type, status: "True", reason: reasons.modelsListed, message: "every required model is listed" };
+  }
+  const names = [...new Set(missing.map((model) => model.name))].join(", ");
+  if (models.pullError !== undefined) {
+    return { type, status: "False", reason: reasons.pullFailed, message: `${names}: ${models.pullError}` };
+  }
+  return { type, status: "Unknown", reason: reasons.modelsPulling, message: `pulling ${names}` };
+}
+
+/** Every condition of the appliance, Ready first. */
+export function applianceConditions(observation: ApplianceObservation): ConditionInput[] {
+  const components: ConditionInput[] = [
+    hostCondition(observation),
+    ...(observation.spec.opensearch.mode === "embedded"
+      ? [workloadCondition("opensearch", observation.workloads.opensearch)]
+      : []),
+    workloadCondition("ollama", observation.workloads.ollama),
+    modelsCondition(observation.models),
+    workloadCondition("cortex", observation.workloads.cortex),
+    workloadCondition("gateway", observation.workloads.gateway),
+  ];
+  const gpu = gpuCondition(observation);
+  // A missing GPU blocks Ready only when the spec demands one; the CPU fallback is a working appliance.
+  const readyInputs = observation.spec.ollama.gpu === "required" ? [gpu, ...components] : components;
+  const rolling = Object.values(observation.workloads).some(
+    (workload) => workload.exists && !workload.upToDate,
+  );
+  const progressing: ConditionInput = rolling
+    ? {
+        type: "Progressing",
+        status: "True",
+        reason: reasons.rollingOut,
+        message: "rolling out the latest spec",
+      }
+    : { type: "Progressing", status: "False", reason: reasons.steady, message: "no rollout in progress" };
+  return [summarizeReady(readyInputs, "every component is available"), progressing, gpu, ...components];
+}
+
+/** Degraded = Ready has stayed False longer than the threshold (no flapping on a normal rollout). */
+export function degradedCondition(merged: readonly Condition[], nowMs: number): ConditionInput {
+  const ready = merged.find((condition) => condition.type === "Ready");
+  const since = ready ? Date.parse(ready.lastTransitionTime) : nowMs;
+  if (ready?.status === "False" && nowMs - since >= degradedAfterMs) {
+    return {
+      type: "Degraded",
+      status: "True",
+      reason: reasons.persistentFailure,
+      message: `not ready for more than ${degradedAfterMs / 60_000} min: ${ready.message}`.slice(0, 1024),
+    };
+  }
+  return { type: "Degraded", status: "False", reason: reasons.steady, message: "no persistent failure" };
+}
