@@ -1,0 +1,464 @@
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:https";
+import { join } from "node:path";
+import { binPath, cacheDir, runDir } from "../paths.js";
+import { freePort } from "../ports.js";
+import { isAlive, type ManagedProcess, spawnService } from "../process.js";
+import { waitFor } from "../wait.js";
+import type { KubernetesEndpoints, Started, StartOptions } from "./types.js";
+
+const installHint = "run `bash hack/install-kubernetes.sh` (or `make setup`)";
+
+/** Where hack/install-kubernetes.sh writes the kwok Stage objects (kwok refuses to start without them). */
+export const kwokStagesFile = join(cacheDir, "share", "kwok-stages.yaml");
+
+/** Annotation that puts a Node under this test bed's kwok (and only those: real nodes are never touched). */
+export const kwokNodeAnnotation = "kwok.x-k8s.io/node";
+export const kwokNodeAnnotationValue = "fake";
+
+const binaries = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"] as const;
+
+/** One bearer-token identity of the static token file. */
+export interface TokenIdentity {
+  token: string;
+  user: string;
+  groups: readonly string[];
+}
+
+/** Everything that places one control plane on disk and on ports; the argument builders derive only from this. */
+export interface ControlPlaneLayout {
+  /** Per-instance directory: etcd data, keys, token file, kubeconfigs. */
+  dir: string;
+  etcdPort: number;
+  apiserverPort: number;
+  kwokPort: number;
+  stagesFile: string;
+}
+
+const file = {
+  etcdData: (layout: ControlPlaneLayout) => join(layout.dir, "etcd"),
+  certDir: (layout: ControlPlaneLayout) => join(layout.dir, "pki"),
+  // The apiserver self-signs into --cert-dir; this file holds its serving certificate and the signing CA.
+  servingCert: (layout: ControlPlaneLayout) => join(layout.dir, "pki", "apiserver.crt"),
+  tokens: (layout: ControlPlaneLayout) => join(layout.dir, "tokens.csv"),
+  saKey: (layout: ControlPlaneLayout) => join(layout.dir, "sa.key"),
+  saPub: (layout: ControlPlaneLayout) => join(layout.dir, "sa.pub"),
+  kubeconfig: (layout: ControlPlaneLayout, who: string) => join(layout.dir, `${who}.kubeconfig`),
+};
+
+export const apiserverUrl = (layout: ControlPlaneLayout): string =>
+  `https://127.0.0.1:${layout.apiserverPort}`;
+
+export function etcdArgs(layout: ControlPlaneLayout): string[] {
+  const clientUrl = `http://127.0.0.1:${layout.etcdPort}`;
+  return [
+    `--data-dir=${file.etcdData(layout)}`,
+    `--listen-client-urls=${clientUrl}`,
+    `--advertise-client-urls=${clientUrl}`,
+    // A single member never talks to peers; port 0 keeps it from claiming 2380.
+    "--listen-peer-urls=http://127.0.0.1:0",
+    // Test data is thrown away; fsync would only make every write wait on a shared disk.
+    "--unsafe-no-fsync",
+    "--log-level=warn",
+  ];
+}
+
+export function kubeApiserverArgs(layout: ControlPlaneLayout): string[] {
+  return [
+    `--etcd-servers=http://127.0.0.1:${layout.etcdPort}`,
+    "--bind-address=127.0.0.1",
+    "--advertise-address=127.0.0.1",
+    `--secure-port=${layout.apiserverPort}`,
+    `--cert-dir=${file.certDir(layout)}`,
+    `--token-auth-file=${file.tokens(layout)}`,
+    // Like k3s: Node + RBAC, every default admission plugin (ValidatingAdmissionPolicy is GA and on by default).
+    "--authorization-mode=Node,RBAC",
+    "--allow-privileged=true",
+    "--service-cluster-ip-range=10.43.0.0/16",
+    "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+    `--service-account-key-file=${file.saPub(layout)}`,
+    `--service-account-signing-key-file=${file.saKey(layout)}`,
+    "--profiling=false",
+  ];
+}
+
+export function kubeControllerManagerArgs(layout: ControlPlaneLayout): string[] {
+  return [
+    `--kubeconfig=${file.kubeconfig(layout, "kube-controller-manager")}`,
+    // Each controller acts as its own service account, so RBAC is exercised as in a real cluster.
+    "--use-service-account-credentials=true",
+    `--service-account-private-key-file=${file.saKey(layout)}`,
+    `--root-ca-file=${file.servingCert(layout)}`,
+    // Nothing scrapes it here; 0 keeps it off a fixed port (10257) that a second test bed would collide on.
+    "--secure-port=0",
+  ];
+}
+
+export function kubeSchedulerArgs(layout: ControlPlaneLayout): string[] {
+  return [`--kubeconfig=${file.kubeconfig(layout, "kube-scheduler")}`, "--secure-port=0"];
+}
+
+export function kwokArgs(layout: ControlPlaneLayout): string[] {
+  return [
+    `--kubeconfig=${file.kubeconfig(layout, "kwok")}`,
+    `--config=${layout.stagesFile}`,
+    "--manage-all-nodes=false",
+    `--manage-nodes-with-annotation-selector=${kwokNodeAnnotation}=${kwokNodeAnnotationValue}`,
+    "--node-ip=10.0.0.1",
+    "--cidr=10.0.0.1/24",
+    // The heartbeat-with-lease stage renews a Lease per node, as kubelets do; 40 s is kwokctl's default.
+    "--node-lease-duration-seconds=40",
+    `--server-address=127.0.0.1:${layout.kwokPort}`,
+  ];
+}
+
+/** kube-apiserver's --token-auth-file: `token,user,uid,"group1,group2"`. */
+export function renderTokenFile(identities: readonly TokenIdentity[]): string {
+  return identities
+    .map(({ token, user, groups }) => {
+      const line = `${token},${user},${user}`;
+      return groups.length > 0 ? `${line},"${groups.join(",")}"` : line;
+    })
+    .join("\n")
+    .concat("\n");
+}
+
+/** A kubeconfig with one cluster, one token user and one context (JSON is valid YAML for every client). */
+export function renderKubeconfig(server: string, identity: Pick<TokenIdentity, "user" | "token">): string {
+  const kubeconfig = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "remram-testbed", cluster: { server, "insecure-skip-tls-verify": true } }],
+    users: [{ name: identity.user, user: { token: identity.token } }],
+    contexts: [{ name: "remram-testbed", context: { cluster: "remram-testbed", user: identity.user } }],
+    "current-context": "remram-testbed",
+  };
+  return `${JSON.stringify(kubeconfig, null, 2)}\n`;
+}
+
+export interface KwokNodeSpec {
+  name: string;
+  /** CPU capacity as a quantity, e.g. "8". */
+  cpu: string;
+  /** Memory capacity as a quantity, e.g. "32Gi". */
+  memory: string;
+  /** NVIDIA GPUs advertised as the extended resource nvidia.com/gpu, as the device plugin would. */
+  gpu?: number;
+  pods?: number;
+  labels?: Readonly<Record<string, string>>;
+  taints?: readonly {
+    key: string;
+    value?: string;
+    effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+  }[];
+}
+
+/** The subset of a core/v1 Node the harness writes and reads. */
+export interface NodeObject {
+  apiVersion: "v1";
+  kind: "Node";
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: { taints?: { key: string; value?: string; effect: string }[] };
+  status?: {
+    capacity?: Record<string, string>;
+    allocatable?: Record<string, string>;
+    conditions?: { type: string; status: string }[];
+  };
+}
+
+/**
+ * A Node for kwok: capacity and allocatable are set at creation (the node-initialize stage keeps them) and the
+ * annotation hands it to this test bed's kwok, which marks it Ready and runs the pods bound to it.
+ */
+export function kwokNodeManifest(spec: KwokNodeSpec): NodeObject {
+  const resources: Record<string, string> = {
+    cpu: spec.cpu,
+    memory: spec.memory,
+    pods: String(spec.pods ?? 110),
+    ...(spec.gpu !== undefined && spec.gpu > 0 ? { "nvidia.com/gpu": String(spec.gpu) } : {}),
+  };
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: {
+      name: spec.name,
+      annotations: { [kwokNodeAnnotation]: kwokNodeAnnotationValue },
+      labels: {
+        "kubernetes.io/hostname": spec.name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        type: "kwok",
+        ...spec.labels,
+      },
+    },
+    spec: spec.taints ? { taints: spec.taints.map((taint) => ({ ...taint })) } : {},
+    status: { capacity: resources, allocatable: { ...resources } },
+  };
+}
+
+/** Ready, and the node lifecycle controller has lifted the not-ready taint, so the scheduler will use it. */
+export function nodeSchedulable(node: NodeObject): boolean {
+  const ready = node.status?.conditions?.some(
+    (condition) => condition.type === "Ready" && condition.status === "True",
+  );
+  const notReadyTaint = node.spec?.taints?.some((taint) => taint.key === "node.kubernetes.io/not-ready");
+  return ready === true && notReadyTaint !== true;
+}
+
+export interface KubeResponse {
+  status: number;
+  body: string;
+}
+
+/**
+ * One request to the apiserver as the token's user. The serving certificate is self-signed, so verification is
+ * off (the test bed is loopback-only); this keeps the harness free of a Kubernetes client dependency.
+ */
+export function kubeRequest(
+  endpoints: Pick<KubernetesEndpoints, "server" | "token">,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = "application/json",
+): Promise<KubeResponse> {
+  return new Promise((resolveResponse, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(
+      new URL(path, endpoints.server),
+      {
+        method,
+        rejectUnauthorized: false,
+        timeout: 10_000,
+        headers: {
+          authorization: `Bearer ${endpoints.token}`,
+          accept: "application/json",
+          ...(payload === undefined ? {} : { "content-type": contentType }),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolveResponse({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+        );
+        response.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`${method} ${path} timed out`)));
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** Create a kwok-managed Node and resolve once the scheduler can place pods on it. */
+export async function createKwokNode(
+  endpoints: Pick<KubernetesEndpoints, "server" | "token">,
+  spec: KwokNodeSpec,
+  timeoutMs = 60_000,
+): Promise<NodeObject> {
+  const created = await kubeRequest(endpoints, "POST", "/api/v1/nodes", kwokNodeManifest(spec));
+  if (created.status !== 201)
+    throw new Error(`creating node ${spec.name} failed: ${created.status} ${created.body}`);
+  return waitFor(
+    async () => {
+      const response = await kubeRequest(endpoints, "GET", `/api/v1/nodes/${spec.name}`);
+      if (response.status !== 200) return undefined;
+      const node = JSON.parse(response.body) as NodeObject;
+      return nodeSchedulable(node) ? node : undefined;
+    },
+    { what: `kwok node ${spec.name} Ready and untainted`, timeoutMs, intervalMs: 200 },
+  );
+}
+
+/** Delete a Node (kwok forgets it; pods bound to it are garbage-collected by the controller manager). */
+export async function deleteKwokNode(
+  endpoints: Pick<KubernetesEndpoints, "server" | "token">,
+  name: string,
+): Promise<void> {
+  const response = await kubeRequest(endpoints, "DELETE", `/api/v1/nodes/${name}`);
+  if (response.status !== 200 && response.status !== 404) {
+    throw new Error(`deleting node ${name} failed: ${response.status} ${response.body}`);
+  }
+}
+
+/** Remove per-instance directories of earlier runs whose etcd is gone (each holds 60+ MB of preallocated WAL). */
+function removeStaleInstances(): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(runDir).filter((entry) => entry.startsWith("kubernetes-"));
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const ownerFile = join(runDir, entry, "etcd.pid");
+    const pid = existsSync(ownerFile) ? Number.parseInt(readFileSync(ownerFile, "utf8"), 10) : Number.NaN;
+    if (!Number.isInteger(pid) || !isAlive(pid))
+      rmSync(join(runDir, entry), { recursive: true, force: true });
+  }
+}
+
+function writeCredentials(layout: ControlPlaneLayout, identities: Record<string, TokenIdentity>): void {
+  mkdirSync(file.certDir(layout), { recursive: true });
+  const serviceAccountKeys = generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: "spki", format: "pem" },
+    privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  });
+  writeFileSync(file.saKey(layout), serviceAccountKeys.privateKey, { mode: 0o600 });
+  writeFileSync(file.saPub(layout), serviceAccountKeys.publicKey);
+  writeFileSync(file.tokens(layout), renderTokenFile(Object.values(identities)), { mode: 0o600 });
+  for (const [who, identity] of Object.entries(identities)) {
+    writeFileSync(file.kubeconfig(layout, who), renderKubeconfig(apiserverUrl(layout), identity), {
+      mode: 0o600,
+    });
+  }
+}
+
+const newToken = (): string => randomBytes(24).toString("hex");
+
+/**
+ * A single-node-style control plane on loopback: etcd, kube-apiserver (Node+RBAC, static tokens), the controller
+ * manager and scheduler (so Deployments get pods and pods get nodes), and kwok, which plays the kubelet for every
+ * Node annotated kwok.x-k8s.io/node=fake (see createKwokNode). Resolves when all of them work, not just listen.
+ */
+export async function startKubernetes(options: StartOptions = {}): Promise<Started<KubernetesEndpoints>> {
+  for (const name of binaries) {
+    if (!existsSync(binPath(name)))
+      throw new Error(`${name} is not installed at ${binPath(name)}: ${installHint}`);
+  }
+  if (!existsSync(kwokStagesFile))
+    throw new Error(`kwok stages are missing at ${kwokStagesFile}: ${installHint}`);
+  const deadline = Date.now() + (options.timeoutMs ?? 180_000);
+  const remaining = (): number => Math.max(deadline - Date.now(), 1_000);
+
+  removeStaleInstances();
+  const [etcdPort, apiserverPort, kwokPort] = [await freePort(), await freePort(), await freePort()];
+  const layout: ControlPlaneLayout = {
+    dir: join(runDir, `kubernetes-${apiserverPort}`),
+    etcdPort,
+    apiserverPort,
+    kwokPort,
+    stagesFile: kwokStagesFile,
+  };
+  rmSync(layout.dir, { recursive: true, force: true });
+  const identities = {
+    admin: { token: newToken(), user: "remram-admin", groups: ["system:masters"] },
+    "kube-controller-manager": { token: newToken(), user: "system:kube-controller-manager", groups: [] },
+    "kube-scheduler": { token: newToken(), user: "system:kube-scheduler", groups: [] },
+    // kwok stands in for every kubelet (node status, leases, pod status); a node identity per fake node is overkill.
+    kwok: { token: newToken(), user: "kwok", groups: ["system:masters"] },
+  } satisfies Record<string, TokenIdentity>;
+  writeCredentials(layout, identities);
+  const endpoints: KubernetesEndpoints = {
+    server: apiserverUrl(layout),
+    kubeconfig: file.kubeconfig(layout, "admin"),
+    token: identities.admin.token,
+    caInsecure: true,
+  };
+
+  const processes: ManagedProcess[] = [];
+  const spawn = (name: string, args: string[]): ManagedProcess => {
+    const started = spawnService({
+      name: `${name}-${apiserverPort}`,
+      command: binPath(name),
+      args,
+      detach: options.detach,
+    });
+    processes.push(started);
+    return started;
+  };
+  // Reverse start order: kwok and the controllers go before the apiserver, the apiserver before etcd.
+  const stop = async (): Promise<void> => {
+    for (const started of [...processes].reverse()) await started.stop();
+    if (!options.detach) rmSync(layout.dir, { recursive: true, force: true });
+  };
+  const anyExited = (): string | undefined => {
+    const dead = processes.find((started) => started.exitReason() !== undefined);
+    return dead && `${dead.name} ${dead.exitReason()}\n--- ${dead.logFile} (tail) ---\n${dead.logTail(20)}`;
+  };
+
+  try {
+    const etcd = spawn("etcd", etcdArgs(layout));
+    writeFileSync(join(layout.dir, "etcd.pid"), `${etcd.pid}\n`);
+    await waitFor(async () => etcdHealthy(etcdPort), {
+      what: `etcd on ${etcdPort}`,
+      timeoutMs: remaining(),
+      abortIf: anyExited,
+    });
+
+    spawn("kube-apiserver", kubeApiserverArgs(layout));
+    await waitFor(
+      async () => {
+        const response = await kubeRequest(endpoints, "GET", "/readyz");
+        return response.status === 200 ? true : undefined;
+      },
+      {
+        what: `kube-apiserver at ${endpoints.server}/readyz`,
+        timeoutMs: remaining(),
+        intervalMs: 500,
+        abortIf: anyExited,
+      },
+    );
+
+    spawn("kube-controller-manager", kubeControllerManagerArgs(layout));
+    spawn("kube-scheduler", kubeSchedulerArgs(layout));
+    spawn("kwok", kwokArgs(layout));
+    await Promise.all([
+      waitForLease(endpoints, "kube-controller-manager", remaining(), anyExited),
+      waitForLease(endpoints, "kube-scheduler", remaining(), anyExited),
+      // Pods are admitted only once their namespace's default ServiceAccount exists; the controller manager makes it.
+      waitFor(
+        async () =>
+          (await kubeRequest(endpoints, "GET", "/api/v1/namespaces/default/serviceaccounts/default"))
+            .status === 200
+            ? true
+            : undefined,
+        { what: "the default ServiceAccount", timeoutMs: remaining(), intervalMs: 500, abortIf: anyExited },
+      ),
+      waitFor(async () => kwokHealthy(kwokPort), {
+        what: `kwok on ${kwokPort}`,
+        timeoutMs: remaining(),
+        abortIf: anyExited,
+      }),
+    ]);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoints, processes, stop };
+}
+
+async function etcdHealthy(port: number): Promise<true | undefined> {
+  const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5_000) });
+  const health = (await response.json()) as { health?: string };
+  return health.health === "true" ? true : undefined;
+}
+
+async function kwokHealthy(port: number): Promise<true | undefined> {
+  const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(5_000) });
+  await response.body?.cancel();
+  return response.ok ? true : undefined;
+}
+
+/** The controller manager and the scheduler each hold a leader Lease in kube-system once they are working. */
+function waitForLease(
+  endpoints: KubernetesEndpoints,
+  name: string,
+  timeoutMs: number,
+  abortIf: () => string | undefined,
+): Promise<true> {
+  return waitFor(
+    async () => {
+      const response = await kubeRequest(
+        endpoints,
+        "GET",
+        `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`,
+      );
+      if (response.status !== 200) return undefined;
+      const lease = JSON.parse(response.body) as { spec?: { holderIdentity?: string } };
+      return lease.spec?.holderIdentity ? true : undefined;
+    },
+    { what: `${name} leader lease`, timeoutMs, intervalMs: 500, abortIf },
+  );
+}
