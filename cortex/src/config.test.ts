@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.js";
+
+const token = "t".repeat(32);
+
+describe("configuration", () => {
+  it("reads CORTEX_* variables over defaults", () => {
+    const config = loadConfig({
+      CORTEX_OPENSEARCH_URL: "http://127.0.0.1:9200",
+      CORTEX_TOKEN: token,
+      CORTEX_PORT: "9000",
+    });
+    expect(config.port).toBe(9000);
+    expect(config.embedDimensions).toBe(384);
+    expect(config.ollamaUrl).toBeUndefined();
+  });
+
+  it("prefers the token file, trimmed, over the variable", () => {
+    const config = loadConfig(
+      {
+        CORTEX_OPENSEARCH_URL: "http://os:9200",
+        CORTEX_TOKEN: "ignored-ignored-ignored",
+        CORTEX_TOKEN_FILE: "/run/token",
+      },
+      (path) => (path === "/run/token" ? `${token}\n` : "{}"),
+    );
+    expect(config.token).toBe(token);
+  });
+
+  it("names every bad setting by its variable in one clear error", () => {
+    expect(() =>
+      loadConfig({ CORTEX_OPENSEARCH_URL: "not a url", CORTEX_TOKEN: "short", CORTEX_PORT: "99999" }),
+    ).toThrowError(ConfigError);
+    expect(() => loadConfig({ CORTEX_OPENSEARCH_URL: "not a url", CORTEX_TOKEN: "short" })).toThrowError(
+      /CORTEX_OPENSEARCH_URL: .*\n.*CORTEX_TOKEN or CORTEX_TOKEN_FILE: the API token must be at least 16 characters/,
+    );
+  });
+
+  it("reports an unreadable config file with its path", () => {
+    expect(() =>
+      loadConfig({ CORTEX_CONFIG_FILE: "/etc/cortex.json" }, () => {
+        throw new Error("ENOENT");
+      }),
+    ).toThrowError("CORTEX_CONFIG_FILE /etc/cortex.json: ENOENT");
+  });
+});

@@ -1,0 +1,109 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+
+/** Everything Cortex reads at start-up. Validated once; a bad value stops the process with a clear message. */
+export const cortexConfig = z
+  .object({
+    host: z.string().min(1).default("0.0.0.0"),
+    port: z.coerce.number().int().min(0).max(65535).default(8080),
+    logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    opensearchUrl: z.url(),
+    /** Prefix of every index and template Cortex owns. */
+    indexPrefix: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,40}$/)
+      .default("remram"),
+    ollamaUrl: z.url().optional(),
+    embedModel: z.string().min(1).default("all-minilm-l6-v2"),
+    embedDimensions: z.coerce.number().int().min(8).max(4096).default(384),
+    embedBatchSize: z.coerce.number().int().min(1).max(512).default(64),
+    embedConcurrency: z.coerce.number().int().min(1).max(16).default(2),
+    /** The bearer token clients must send (from CORTEX_TOKEN or the file named by CORTEX_TOKEN_FILE). */
+    token: z.string().min(16, "the API token must be at least 16 characters"),
+    /** Retrieval gives up on OpenSearch after this long and answers degraded. */
+    retrieveTimeoutMs: z.coerce.number().int().min(50).max(30_000).default(1_500),
+    /** Query embedding gives up after this long and retrieval goes lexical-only. */
+    embedTimeoutMs: z.coerce.number().int().min(50).max(30_000).default(1_000),
+    /** Usage counters are aggregated in memory and flushed this often. */
+    usageFlushIntervalMs: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+    /** Half-life of the recency feature. */
+    recencyHalfLifeDays: z.coerce.number().min(1).max(3650).default(90),
+    lowConfidenceThreshold: z.coerce.number().min(0).max(1).default(0.45),
+  })
+  .strict();
+export type CortexConfig = z.output<typeof cortexConfig>;
+export type CortexConfigInput = z.input<typeof cortexConfig>;
+
+/** Environment variable → config key. */
+const envKeys: Record<string, keyof CortexConfig> = {
+  CORTEX_HOST: "host",
+  CORTEX_PORT: "port",
+  CORTEX_LOG_LEVEL: "logLevel",
+  CORTEX_OPENSEARCH_URL: "opensearchUrl",
+  CORTEX_INDEX_PREFIX: "indexPrefix",
+  CORTEX_OLLAMA_URL: "ollamaUrl",
+  CORTEX_EMBED_MODEL: "embedModel",
+  CORTEX_EMBED_DIMENSIONS: "embedDimensions",
+  CORTEX_EMBED_BATCH_SIZE: "embedBatchSize",
+  CORTEX_EMBED_CONCURRENCY: "embedConcurrency",
+  CORTEX_RETRIEVE_TIMEOUT_MS: "retrieveTimeoutMs",
+  CORTEX_EMBED_TIMEOUT_MS: "embedTimeoutMs",
+  CORTEX_USAGE_FLUSH_INTERVAL_MS: "usageFlushIntervalMs",
+  CORTEX_RECENCY_HALF_LIFE_DAYS: "recencyHalfLifeDays",
+  CORTEX_LOW_CONFIDENCE_THRESHOLD: "lowConfidenceThreshold",
+};
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/**
+ * Config from an optional JSON file (CORTEX_CONFIG_FILE) overlaid by CORTEX_* variables. The token comes from
+ * CORTEX_TOKEN or, preferably, CORTEX_TOKEN_FILE (a mounted Secret).
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv,
+  readFile: (path: string) => string = readText,
+): CortexConfig {
+  const raw: Record<string, unknown> = {};
+  const configFile = env.CORTEX_CONFIG_FILE;
+  if (configFile) {
+    try {
+      Object.assign(raw, JSON.parse(readFile(configFile)) as Record<string, unknown>);
+    } catch (error) {
+      throw new ConfigError(`CORTEX_CONFIG_FILE ${configFile}: ${describe(error)}`);
+    }
+  }
+  for (const [variable, key] of Object.entries(envKeys)) {
+    const value = env[variable];
+    if (value !== undefined && value !== "") raw[key] = value;
+  }
+  if (env.CORTEX_TOKEN_FILE) {
+    try {
+      raw.token = readFile(env.CORTEX_TOKEN_FILE).trim();
+    } catch (error) {
+      throw new ConfigError(`CORTEX_TOKEN_FILE ${env.CORTEX_TOKEN_FILE}: ${describe(error)}`);
+    }
+  } else if (env.CORTEX_TOKEN) {
+    raw.token = env.CORTEX_TOKEN;
+  }
+  const parsed = cortexConfig.safeParse(raw);
+  if (!parsed.success) {
+    const reverse = new Map(Object.entries(envKeys).map(([variable, key]) => [key as string, variable]));
+    reverse.set("token", "CORTEX_TOKEN or CORTEX_TOKEN_FILE");
+    const problems = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? "");
+      return `${reverse.get(key) ?? key}: ${issue.message}`;
+    });
+    throw new ConfigError(`invalid Cortex configuration:\n  ${problems.join("\n  ")}`);
+  }
+  return parsed.data;
+}
+
+function readText(path: string): string {
+  return readFileSync(path, "utf8");
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import { type IngestEvent, ingestEvent } from "../schemas/ingest.js";
+import { chunk, knowledgeObject } from "../schemas/knowledge.js";
+import { dimensionTags, planIngest, provenanceKeyFor, splitSections } from "./ingest-plan.js";
+
+const defaults = { privacy: "household" as const, now: "2026-11-22T10:00:00.000Z" };
+const owner = { scope: "user" as const, owner: { userId: "ana" } };
+
+function event(value: unknown): IngestEvent {
+  return ingestEvent.parse(value);
+}
+
+describe("ingest planning", () => {
+  it("gives the same statement from the same owner the same key and id, whatever its spacing or case", () => {
+    const [a, b] = planIngest(
+      [
+        event({ kind: "knowledge", ...owner, statement: "Ana prefers tea.", type: "preference" }),
+        event({ kind: "knowledge", ...owner, statement: "  ana PREFERS tea ", type: "preference" }),
+      ],
+      defaults,
+    );
+    expect(a?.provenanceKey).toBe(b?.provenanceKey);
+    expect(a?.knowledge?.id).toBe(b?.knowledge?.id);
+  });
+
+  it("uses the caller's provenance key when given", () => {
+    const planned = event({
+      kind: "turn",
+      ...owner,
+      provenanceKey: "k-1",
+      role: "user",
+      turnId: "t1",
+      text: "hi",
+    });
+    expect(provenanceKeyFor(planned, "hi")).toBe("k-1");
+  });
+
+  it("redacts before anything is stored and counts what it replaced", () => {
+    const [item] = planIngest(
+      [
+        event({
+          kind: "tool_result",
+          ...owner,
+          tool: "shell",
+          output: "export DB_PASSWORD=hunter2; ping 10.1.2.3",
+        }),
+      ],
+      defaults,
+    );
+    expect(item?.chunks[0]?.text).toBe("export DB_PASSWORD=<REDACTED>; ping <SERVER_IP>");
+    expect(item?.redactions).toBe(2);
+  });
+
+  it("builds valid knowledge objects with policy-default privacy and consent for every agent", () => {
+    const [item] = planIngest(
+      [
+        event({
+          kind: "knowledge",
+          ...owner,
+          sessionId: "s1",
+          statement: "The NAS is in the attic",
+          type: "fact",
+          dimensions: { topic: ["nas", " nas"] },
+        }),
+      ],
+      defaults,
+    );
+    const stored = knowledgeObject.parse(item?.knowledge);
+    expect(stored.privacy).toBe("household");
+    expect(stored.consent).toEqual({ retrieval: true, agents: ["*"] });
+    expect(stored.dimensions).toEqual({ topic: ["nas"] });
+    expect(stored.sessionIds).toEqual(["s1"]);
+    expect(stored.reinforcementCount).toBe(1);
+  });
+
+  it("splits a document into one L0 summary, L1 sections and linked L2 passages", () => {
+    const paragraph = (n: number) => Array.from({ length: 100 }, (_, i) => `w${n}_${i}`).join(" ");
+    const text = [1, 2, 3, 4, 5].map(paragraph).join("\n\n");
+    const [item] = planIngest(
+      [
+        event({
+          kind: "document",
+          ...owner,
+          sourceKind: "artifact",
+          sourceId: "doc-1",
+          path: "notes/a.md",
+          text,
+        }),
+      ],
+      defaults,
+    );
+    const chunks = (item?.chunks ?? []).map((value) => chunk.parse(value));
+    const l0 = chunks.filter((value) => value.level === "L0");
+    const l1 = chunks.filter((value) => value.level === "L1");
+    const l2 = chunks.filter((value) => value.level === "L2");
+    expect(l0).toHaveLength(1);
+    expect(l1.length).toBe(2);
+    expect(l1.every((section) => section.parentId === l0[0]?.id)).toBe(true);
+    expect(l2.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(l2.map((passage) => passage.parentId))).toEqual(new Set(l1.map((section) => section.id)));
+    l2.forEach((passage, index) => {
+      expect(passage.prevId).toBe(index === 0 ? null : l2[index - 1]?.id);
+      expect(passage.nextId).toBe(index === l2.length - 1 ? null : l2[index + 1]?.id);
+    });
+    expect(l0[0]?.text.split(" ")).toHaveLength(60);
+  });
+
+  it("packs paragraphs into sections without splitting a paragraph that fits", () => {
+    expect(splitSections("a b\n\nc d\n\ne f g", 4)).toEqual(["a b\n\nc d", "e f g"]);
+  });
+
+  it("writes dimensions as sorted, lower-cased name:value tags", () => {
+    expect(dimensionTags({ project: ["Remram"], person: ["Ana"] })).toEqual(["person:ana", "project:remram"]);
+  });
+
+  it("rejects a user-scoped event without an owning user, naming the field", () => {
+    const result = ingestEvent.safeParse({
+      kind: "turn",
+      scope: "user",
+      owner: {},
+      role: "user",
+      turnId: "t",
+      text: "x",
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(["owner"]);
+  });
+});

@@ -1,0 +1,292 @@
+/**
+ * Turns validated ingest events into the knowledge objects and chunks to store: redaction, provenance keys,
+ * deterministic ids and the L0/L1/L2 chunk hierarchy. Pure: `now` and the policy defaults come in as data.
+ */
+import { createHash } from "node:crypto";
+import type { Consent, PrivacyLevel, Provenance, ProvenanceSource } from "../schemas/common.js";
+import type { IngestEvent } from "../schemas/ingest.js";
+import type { Chunk, ChunkLevel, KnowledgeObject } from "../schemas/knowledge.js";
+import { redact } from "./redaction.js";
+
+export interface IngestDefaults {
+  privacy: PrivacyLevel;
+  now: string;
+}
+
+export interface PlannedItem {
+  index: number;
+  kind: IngestEvent["kind"];
+  provenanceKey: string;
+  knowledge: KnowledgeObject | null;
+  chunks: Chunk[];
+  redactions: number;
+}
+
+/** Words per L2 passage and per L1 section; small enough for a bundle, large enough to carry meaning. */
+export const passageWords = 120;
+export const sectionWords = 360;
+const leadWords = 60;
+
+const chunkConfidence: Record<Chunk["sourceKind"], number> = {
+  artifact: 0.9,
+  tool_result: 0.7,
+  transcript: 0.6,
+  turn: 0.5,
+};
+
+export function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** Case, spacing and trailing punctuation do not make a different statement. */
+export function normalizeStatement(statement: string): string {
+  return statement
+    .toLowerCase()
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/[.!;]+$/, "");
+}
+
+export function knowledgeIdFor(provenanceKey: string): string {
+  return `ko_${sha256(provenanceKey).slice(0, 32)}`;
+}
+
+export function chunkIdFor(provenanceKey: string, level: ChunkLevel, seq: number): string {
+  return `ch_${sha256(provenanceKey).slice(0, 24)}_${level.toLowerCase()}_${seq}`;
+}
+
+/**
+ * The idempotency key of an event: the caller's, or one derived from what makes the event itself (not when it
+ * arrived), so a retried delivery maps to the same key.
+ */
+export function provenanceKeyFor(event: IngestEvent, redactedContent: string): string {
+  if (event.provenanceKey !== undefined) return event.provenanceKey;
+  const owner = `${event.scope}/${event.owner.userId ?? "-"}/${event.owner.householdId ?? "-"}`;
+  switch (event.kind) {
+    case "knowledge":
+      return `knowledge:${owner}:${event.type}:${sha256(normalizeStatement(redactedContent))}`;
+    case "tool_result":
+      return `tool_result:${event.sessionId ?? "-"}:${event.tool}:${event.toolCallId ?? sha256(redactedContent)}`;
+    case "turn":
+      return `turn:${event.sessionId ?? "-"}:${event.turnId}`;
+    case "document":
+      return `document:${event.sourceKind}:${event.sourceId}:${sha256(redactedContent)}`;
+  }
+}
+
+/** Split text into runs of at most `size` words, keeping paragraph text in order. */
+export function splitWords(text: string, size: number): string[] {
+  const words = text.split(/\s+/).filter((word) => word !== "");
+  const parts: string[] = [];
+  for (let start = 0; start < words.length; start += size)
+    parts.push(words.slice(start, start + size).join(" "));
+  return parts;
+}
+
+/** Sections: paragraphs (blank-line separated) packed greedily up to `size` words; long paragraphs are split. */
+export function splitSections(text: string, size: number): string[] {
+  const paragraphs = text
+    .split(/\n\s*\n/)
+    .flatMap((paragraph) => splitWords(paragraph, size))
+    .filter((paragraph) => paragraph !== "");
+  const sections: string[] = [];
+  let current: string[] = [];
+  let count = 0;
+  for (const paragraph of paragraphs) {
+    const words = paragraph.split(" ").length;
+    if (count > 0 && count + words > size) {
+      sections.push(current.join("\n\n"));
+      current = [];
+      count = 0;
+    }
+    current.push(paragraph);
+    count += words;
+  }
+  if (current.length > 0) sections.push(current.join("\n\n"));
+  return sections;
+}
+
+export function planIngest(events: readonly IngestEvent[], defaults: IngestDefaults): PlannedItem[] {
+  return events.map((event, index) => planEvent(event, index, defaults));
+}
+
+function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults): PlannedItem {
+  let redactions = 0;
+  const clean = (text: string): string => {
+    const result = redact(text);
+    redactions += result.total;
+    return result.text;
+  };
+  const consent: Consent = event.consent ?? { retrieval: true, agents: ["*"] };
+  const observedAt = event.observedAt ?? defaults.now;
+  const common = {
+    scope: event.scope,
+    owner: event.owner,
+    privacy: event.privacy ?? defaults.privacy,
+    consent,
+    dimensions: normalizeDimensions(event.dimensions ?? {}),
+  };
+  const provenanceOf = (key: string, source: ProvenanceSource, tool?: string): Provenance => ({
+    key,
+    source,
+    ...(event.sessionId !== undefined && { sessionId: event.sessionId }),
+    ...(event.agentId !== undefined && { agentId: event.agentId }),
+    ...(event.channel !== undefined && { channel: event.channel }),
+    ...(tool !== undefined && { tool }),
+    sourceTurnIds: event.turnIds ?? [],
+    observedAt,
+    ingestedAt: defaults.now,
+  });
+
+  if (event.kind === "knowledge") {
+    const statement = clean(event.statement);
+    const key = provenanceKeyFor(event, statement);
+    const knowledge: KnowledgeObject = {
+      id: knowledgeIdFor(key),
+      statement,
+      type: event.type,
+      ...(event.claim !== undefined && {
+        claim: {
+          subject: clean(event.claim.subject),
+          predicate: clean(event.claim.predicate),
+          object: clean(event.claim.object),
+        },
+      }),
+      provenance: provenanceOf(key, event.source),
+      ...common,
+      confidence: event.confidence,
+      reinforcementCount: 1,
+      toolConfirmations: 0,
+      sessionIds: event.sessionId === undefined ? [] : [event.sessionId],
+      lastReinforcedAt: observedAt,
+      lastDecayedAt: null,
+      userDirective: false,
+      usageCount: 0,
+      lastUsedAt: null,
+      validity: { validFrom: event.validFrom ?? observedAt, invalidAt: null },
+      links: event.links ?? [],
+      promotionState: "none",
+      status: "active",
+      createdAt: defaults.now,
+      updatedAt: defaults.now,
+    };
+    return { index, kind: event.kind, provenanceKey: key, knowledge, chunks: [], redactions };
+  }
+
+  const chunkBase = (key: string, source: ProvenanceSource, tool?: string) => ({
+    provenance: provenanceOf(key, source, tool),
+    ...common,
+    usageCount: 0,
+    lastUsedAt: null,
+    validity: { validFrom: observedAt, invalidAt: null },
+    createdAt: defaults.now,
+  });
+
+  if (event.kind === "tool_result" || event.kind === "turn") {
+    const text = clean(event.kind === "turn" ? event.text : event.output);
+    const key = provenanceKeyFor(event, text);
+    const sourceId = event.kind === "turn" ? `turn:${event.sessionId ?? "-"}:${event.turnId}` : key;
+    const base = chunkBase(
+      key,
+      event.kind === "turn" ? "transcript" : "tool",
+      event.kind === "tool_result" ? event.tool : undefined,
+    );
+    const title = event.kind === "tool_result" ? `${event.tool} output` : `${event.role} turn`;
+    const passages = splitWords(text, passageWords);
+    const chunks = passages.map(
+      (passage, seq): Chunk => ({
+        id: chunkIdFor(key, "L2", seq),
+        sourceId,
+        sourceKind: event.kind,
+        title,
+        level: "L2",
+        seq,
+        text: passage,
+        parentId: null,
+        prevId: seq > 0 ? chunkIdFor(key, "L2", seq - 1) : null,
+        nextId: seq < passages.length - 1 ? chunkIdFor(key, "L2", seq + 1) : null,
+        confidence: chunkConfidence[event.kind],
+        ...base,
+      }),
+    );
+    return { index, kind: event.kind, provenanceKey: key, knowledge: null, chunks, redactions };
+  }
+
+  const text = clean(event.text);
+  const key = provenanceKeyFor(event, text);
+  const title = event.title === undefined ? undefined : clean(event.title);
+  const base = chunkBase(key, event.sourceKind === "artifact" ? "artifact" : "transcript");
+  const identity = {
+    sourceId: event.sourceId,
+    sourceKind: event.sourceKind,
+    ...(title !== undefined && { title }),
+    ...(event.path !== undefined && { path: event.path }),
+    confidence: chunkConfidence[event.sourceKind],
+  };
+  const summary =
+    event.summary === undefined ? (splitWords(text, leadWords)[0] ?? text) : clean(event.summary);
+  const l0Id = chunkIdFor(key, "L0", 0);
+  const chunks: Chunk[] = [
+    {
+      id: l0Id,
+      ...identity,
+      level: "L0",
+      seq: 0,
+      text: summary,
+      parentId: null,
+      prevId: null,
+      nextId: null,
+      ...base,
+    },
+  ];
+  const sections = splitSections(text, sectionWords);
+  const passages = sections.flatMap((section, sectionSeq) =>
+    splitWords(section, passageWords).map((passage) => ({ passage, sectionSeq })),
+  );
+  sections.forEach((section, seq) => {
+    chunks.push({
+      id: chunkIdFor(key, "L1", seq),
+      ...identity,
+      level: "L1",
+      seq,
+      text: section,
+      parentId: l0Id,
+      prevId: seq > 0 ? chunkIdFor(key, "L1", seq - 1) : null,
+      nextId: seq < sections.length - 1 ? chunkIdFor(key, "L1", seq + 1) : null,
+      ...base,
+    });
+  });
+  passages.forEach(({ passage, sectionSeq }, seq) => {
+    chunks.push({
+      id: chunkIdFor(key, "L2", seq),
+      ...identity,
+      level: "L2",
+      seq,
+      text: passage,
+      parentId: chunkIdFor(key, "L1", sectionSeq),
+      prevId: seq > 0 ? chunkIdFor(key, "L2", seq - 1) : null,
+      nextId: seq < passages.length - 1 ? chunkIdFor(key, "L2", seq + 1) : null,
+      ...base,
+    });
+  });
+  return { index, kind: event.kind, provenanceKey: key, knowledge: null, chunks, redactions };
+}
+
+/** Dimension values are trimmed, de-duplicated and sorted so equal inputs index identically. */
+export function normalizeDimensions(dimensions: Record<string, string[]>): Record<string, string[]> {
+  const entries = Object.entries(dimensions)
+    .map(
+      ([name, values]) =>
+        [name, [...new Set(values.map((value) => value.trim()).filter((v) => v !== ""))].sort()] as const,
+    )
+    .filter(([, values]) => values.length > 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries);
+}
+
+/** Keyword tags for filtering and overlap: "name:value", lower-cased. */
+export function dimensionTags(dimensions: Record<string, string[]>): string[] {
+  return Object.entries(dimensions)
+    .flatMap(([name, values]) => values.map((value) => `${name}:${value.toLowerCase()}`))
+    .sort();
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { detectLiveState } from "./intent.js";
+
+describe("live-state intent detection", () => {
+  it.each([
+    "Is OpenSearch running right now?",
+    "is the gateway up?",
+    "What version is installed on the box?",
+    "what's the current status of ollama",
+    "Are the backups still running",
+  ])("marks %j as a live-state question", (text) => {
+    expect(detectLiveState(text).detected).toBe(true);
+  });
+
+  it.each([
+    "Why did we choose OpenSearch over Postgres?",
+    "What does Jason prefer for breakfast?",
+    "Summarise the decision about escalation policy",
+  ])("leaves %j to memory", (text) => {
+    expect(detectLiveState(text)).toEqual({ detected: false, reason: null });
+  });
+
+  it("trusts an explicit live_state intent from the caller", () => {
+    expect(detectLiveState("tell me about the cluster", "live_state")).toEqual({
+      detected: true,
+      reason: 'intent "live_state"',
+    });
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { dimensionPolicy } from "../schemas/dimensions.js";
+import {
+  chunkGate,
+  effectiveMinConfidence,
+  eligibleTypes,
+  knowledgeGate,
+  privacyClause,
+  scopeClause,
+} from "./policy.js";
+
+const policy = dimensionPolicy.parse({});
+const principal = { userId: "ana", householdId: "home-1", agentId: "main" };
+const now = "2026-11-22T12:00:00.000Z";
+
+describe("the policy gate as OpenSearch filters", () => {
+  it("admits own user items, own household items and shared items only", () => {
+    expect(scopeClause(principal, policy)).toEqual({
+      bool: {
+        should: [
+          { bool: { filter: [{ term: { scope: "user" } }, { term: { "owner.userId": "ana" } }] } },
+          {
+            bool: { filter: [{ term: { scope: "household" } }, { term: { "owner.householdId": "home-1" } }] },
+          },
+          { term: { scope: "shared" } },
+        ],
+        minimum_should_match: 1,
+      },
+    });
+  });
+
+  it("gives a principal without a household no household items", () => {
+    const clause = JSON.stringify(scopeClause({ userId: "bo", agentId: "main" }, policy));
+    expect(clause).not.toContain("household");
+  });
+
+  it("matches nothing when the policy allows no scope the principal has", () => {
+    const userOnly = dimensionPolicy.parse({ privacy: { allowedScopes: ["household"] } });
+    expect(scopeClause({ userId: "bo", agentId: "main" }, userOnly)).toEqual({
+      bool: { must_not: { match_all: {} } },
+    });
+  });
+
+  it("lets private items through only for their owner and secret items never", () => {
+    const permissive = dimensionPolicy.parse({
+      privacy: { injectableLevels: ["public", "household", "private"] },
+    });
+    const clause = privacyClause(principal, permissive);
+    expect(clause).toEqual({
+      bool: {
+        should: [
+          { terms: { privacy: ["public", "household"] } },
+          { bool: { filter: [{ term: { privacy: "private" } }, { term: { "owner.userId": "ana" } }] } },
+        ],
+        minimum_should_match: 1,
+      },
+    });
+    expect(JSON.stringify(clause)).not.toContain("secret");
+  });
+
+  it("requires consent, validity now, active status, eligible type and the confidence floor", () => {
+    const gate = knowledgeGate({ principal, now, types: ["fact", "principle"], minConfidence: 0.5 }, policy);
+    expect(gate).toContainEqual({ term: { status: "active" } });
+    expect(gate).toContainEqual({ terms: { type: ["fact", "principle"] } });
+    expect(gate).toContainEqual({ term: { "consent.retrieval": true } });
+    expect(gate).toContainEqual({ terms: { "consent.agents": ["*", "main"] } });
+    expect(gate).toContainEqual({ range: { "validity.validFrom": { lte: now } } });
+    expect(gate).toContainEqual({ range: { confidence: { gte: 0.5 } } });
+  });
+
+  it("never lowers the policy's confidence floor below its own minimum", () => {
+    expect(effectiveMinConfidence({ principal, now, minConfidence: 0.05 }, policy)).toBe(0.2);
+  });
+
+  it("removes types the policy excludes even when the request asks for them", () => {
+    const strict = dimensionPolicy.parse({ eligibility: { excludeTypes: ["principle"] } });
+    expect(eligibleTypes({ principal, now, types: ["fact", "principle"] }, strict)).toEqual(["fact"]);
+  });
+
+  it("turns dimension filters into lower-cased tag terms, one clause per dimension", () => {
+    const gate = knowledgeGate(
+      { principal, now, dimensionFilters: { project: ["Remram"], person: ["ana", "bo"] } },
+      policy,
+    );
+    expect(gate).toContainEqual({ terms: { dimensionTags: ["person:ana", "person:bo"] } });
+    expect(gate).toContainEqual({ terms: { dimensionTags: ["project:remram"] } });
+  });
+
+  it("keeps chunks out of a request restricted to knowledge types", () => {
+    expect(chunkGate({ principal, now, types: ["fact"] }, policy)).toBeNull();
+    expect(chunkGate({ principal, now }, policy)).not.toBeNull();
+  });
+});

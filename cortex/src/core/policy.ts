@@ -1,0 +1,128 @@
+/**
+ * Step 1 of RAM: the policy gate, expressed as OpenSearch filter clauses. It sits inside every candidate query
+ * (BM25 `bool.filter`, k-NN `filter`), so an ineligible item is never scored, never counted and never traced.
+ */
+import type { KnowledgeType, Principal } from "../schemas/common.js";
+import { knowledgeTypes } from "../schemas/common.js";
+import type { DimensionPolicy } from "../schemas/dimensions.js";
+
+export type FilterClause = Record<string, unknown>;
+
+export interface GateRequest {
+  principal: Principal;
+  now: string;
+  types?: readonly KnowledgeType[] | undefined;
+  minConfidence?: number | undefined;
+  dimensionFilters?: Record<string, readonly string[]> | undefined;
+}
+
+/** Scope and ownership: own user items, the own household's items, shared items — as far as policy allows. */
+export function scopeClause(principal: Principal, policy: DimensionPolicy): FilterClause {
+  const allowed = new Set(policy.privacy.allowedScopes);
+  const should: FilterClause[] = [];
+  if (allowed.has("user")) {
+    should.push({
+      bool: { filter: [{ term: { scope: "user" } }, { term: { "owner.userId": principal.userId } }] },
+    });
+  }
+  if (allowed.has("household") && principal.householdId !== undefined) {
+    should.push({
+      bool: {
+        filter: [{ term: { scope: "household" } }, { term: { "owner.householdId": principal.householdId } }],
+      },
+    });
+  }
+  if (allowed.has("shared")) should.push({ term: { scope: "shared" } });
+  // No allowed scope at all must match nothing, not everything.
+  if (should.length === 0) return { bool: { must_not: { match_all: {} } } };
+  return { bool: { should, minimum_should_match: 1 } };
+}
+
+/** Privacy: the policy's injectable levels; `private` only for its owning user; `secret` never. */
+export function privacyClause(principal: Principal, policy: DimensionPolicy): FilterClause {
+  const injectable = policy.privacy.injectableLevels.filter(
+    (level) => level !== "secret" && level !== "private",
+  );
+  return {
+    bool: {
+      should: [
+        ...(injectable.length > 0 ? [{ terms: { privacy: injectable } }] : []),
+        {
+          bool: {
+            filter: [{ term: { privacy: "private" } }, { term: { "owner.userId": principal.userId } }],
+          },
+        },
+      ],
+      minimum_should_match: 1,
+    },
+  };
+}
+
+/** Consent: retrieval allowed, and for every agent or this one. */
+export function consentClauses(principal: Principal): FilterClause[] {
+  return [{ term: { "consent.retrieval": true } }, { terms: { "consent.agents": ["*", principal.agentId] } }];
+}
+
+/** Valid now: started, and not invalidated (contradicted or expired) before now. */
+export function validityClauses(now: string): FilterClause[] {
+  return [
+    { range: { "validity.validFrom": { lte: now } } },
+    {
+      bool: {
+        should: [
+          { bool: { must_not: { exists: { field: "validity.invalidAt" } } } },
+          { range: { "validity.invalidAt": { gt: now } } },
+        ],
+        minimum_should_match: 1,
+      },
+    },
+  ];
+}
+
+export function dimensionFilterClauses(
+  filters: Record<string, readonly string[]> | undefined,
+): FilterClause[] {
+  if (filters === undefined) return [];
+  return Object.keys(filters)
+    .sort()
+    .map((name) => ({
+      terms: { dimensionTags: (filters[name] ?? []).map((value) => `${name}:${value.toLowerCase()}`) },
+    }));
+}
+
+/** The knowledge types a request may see: its own list (or all) minus the policy's exclusions. */
+export function eligibleTypes(request: GateRequest, policy: DimensionPolicy): KnowledgeType[] {
+  const excluded = new Set(policy.eligibility.excludeTypes);
+  return (request.types ?? knowledgeTypes).filter((type) => !excluded.has(type));
+}
+
+export function effectiveMinConfidence(request: GateRequest, policy: DimensionPolicy): number {
+  return Math.max(policy.eligibility.minConfidence, request.minConfidence ?? 0);
+}
+
+/** Clauses every index shares: scope, privacy, consent, validity, confidence floor, dimension filters. */
+function commonClauses(request: GateRequest, policy: DimensionPolicy): FilterClause[] {
+  return [
+    scopeClause(request.principal, policy),
+    privacyClause(request.principal, policy),
+    ...consentClauses(request.principal),
+    ...validityClauses(request.now),
+    { range: { confidence: { gte: effectiveMinConfidence(request, policy) } } },
+    ...dimensionFilterClauses(request.dimensionFilters),
+  ];
+}
+
+/** The full gate for knowledge objects: common clauses plus lifecycle status and type eligibility. */
+export function knowledgeGate(request: GateRequest, policy: DimensionPolicy): FilterClause[] {
+  return [
+    { term: { status: "active" } },
+    { terms: { type: eligibleTypes(request, policy) } },
+    ...commonClauses(request, policy),
+  ];
+}
+
+/** The gate for chunks. Chunks carry no knowledge type; a request restricted to types sees no chunks. */
+export function chunkGate(request: GateRequest, policy: DimensionPolicy): FilterClause[] | null {
+  if (request.types !== undefined) return null;
+  return commonClauses(request, policy);
+}

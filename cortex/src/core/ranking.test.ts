@@ -1,0 +1,111 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { dimensionPolicy } from "../schemas/dimensions.js";
+import {
+  dimensionOverlap,
+  featureScores,
+  type RankableDoc,
+  rankCandidates,
+  recencyScore,
+  rrfK,
+  usageScore,
+} from "./ranking.js";
+
+const weights = dimensionPolicy.parse({}).retrievalWeights;
+const now = "2026-11-22T00:00:00.000Z";
+const context = { weights, now, recencyHalfLifeDays: 90, hints: [] as string[] };
+
+function doc(id: string, overrides: Partial<RankableDoc> = {}): RankableDoc {
+  return {
+    id,
+    confidence: 0.7,
+    usageCount: 0,
+    source: "reflection",
+    observedAt: now,
+    dimensionTags: [],
+    ...overrides,
+  };
+}
+
+describe("hybrid ranking", () => {
+  it("ranks an item found by both signals above items found by one", () => {
+    const docs = new Map(["a", "b", "c"].map((id) => [id, doc(id)]));
+    const ranked = rankCandidates(
+      {
+        bm25: [
+          { id: "a", score: 9 },
+          { id: "b", score: 5 },
+        ],
+        knn: [
+          { id: "c", score: 0.9 },
+          { id: "b", score: 0.8 },
+        ],
+        facet: [],
+      },
+      docs,
+      context,
+    );
+    expect(ranked.map((item) => item.doc.id)).toEqual(["b", "a", "c"]);
+    expect(ranked[0]?.fused).toBeCloseTo(1 / (rrfK + 2) + 1 / (rrfK + 2));
+  });
+
+  it("breaks exact ties by id", () => {
+    const docs = new Map(["z", "m", "a"].map((id) => [id, doc(id)]));
+    const ranked = rankCandidates(
+      { bm25: [{ id: "z", score: 1 }], knn: [{ id: "m", score: 1 }], facet: [{ id: "a", score: 1 }] },
+      docs,
+      { ...context, weights: { ...weights, bm25: 1, vector: 1, dimensionOverlap: 1 } },
+    );
+    expect(ranked.map((item) => item.doc.id)).toEqual(["a", "m", "z"]);
+  });
+
+  it("lets confidence reorder candidates of equal relevance", () => {
+    const docs = new Map([
+      ["low", doc("low", { confidence: 0.3 })],
+      ["high", doc("high", { confidence: 0.95 })],
+    ]);
+    const ranked = rankCandidates(
+      { bm25: [{ id: "low", score: 2 }], knn: [{ id: "high", score: 0.9 }], facet: [] },
+      docs,
+      context,
+    );
+    expect(ranked[0]?.doc.id).toBe("high");
+  });
+
+  it("ignores hits with no gated document, so nothing outside the gate is ever ranked", () => {
+    const ranked = rankCandidates(
+      { bm25: [{ id: "ghost", score: 99 }], knn: [], facet: [] },
+      new Map(),
+      context,
+    );
+    expect(ranked).toEqual([]);
+  });
+
+  it("halves recency every half-life and saturates usage", () => {
+    expect(recencyScore("2026-08-24T00:00:00.000Z", now, 90)).toBeCloseTo(0.5, 5);
+    expect(usageScore(0)).toBe(0);
+    expect(usageScore(63)).toBe(1);
+    expect(usageScore(5000)).toBe(1);
+  });
+
+  it("measures dimension overlap over tags and bare values", () => {
+    expect(
+      dimensionOverlap(["project:remram", "person:ana"], ["project:remram", "ana", "topic:x"]),
+    ).toBeCloseTo(2 / 3);
+    expect(dimensionOverlap(["project:remram"], [])).toBe(0);
+  });
+
+  it("keeps the feature multiplier within (0, 1] for any features", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.nat(100_000),
+        fc.constantFrom("user", "tool", "reflection", "dream", "transcript", "artifact", "import" as const),
+        (confidence, usageCount, source) => {
+          const { multiplier } = featureScores(doc("x", { confidence, usageCount, source }), context);
+          return multiplier > 0 && multiplier <= 1;
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * Step 3 of RAM: deterministic hybrid scoring. Weighted reciprocal rank fusion of the BM25, k-NN and facet
+ * candidate lists, multiplied by rank features; ties broken by id. Why RRF and not a weighted normalized sum:
+ * docs/cortex-ranking.md.
+ */
+import type { ProvenanceSource } from "../schemas/common.js";
+import type { DimensionPolicy } from "../schemas/dimensions.js";
+
+/** One hit of one signal, in the order OpenSearch returned it (best first). */
+export interface SignalHit {
+  id: string;
+  score: number;
+}
+
+export interface SignalLists {
+  bm25: readonly SignalHit[];
+  knn: readonly SignalHit[];
+  facet: readonly SignalHit[];
+}
+
+/** What ranking needs to know about a candidate, read from its stored document. */
+export interface RankableDoc {
+  id: string;
+  confidence: number;
+  usageCount: number;
+  source: ProvenanceSource;
+  /** When the knowledge was observed; drives recency. */
+  observedAt: string;
+  dimensionTags: readonly string[];
+}
+
+export interface FeatureScores {
+  confidence: number;
+  recency: number;
+  usage: number;
+  provenanceTrust: number;
+  dimensionOverlap: number;
+  multiplier: number;
+}
+
+export interface RankedCandidate<D extends RankableDoc> {
+  doc: D;
+  bm25Rank: number | null;
+  bm25Score: number | null;
+  knnRank: number | null;
+  knnScore: number | null;
+  facetRank: number | null;
+  fused: number;
+  features: FeatureScores;
+  score: number;
+}
+
+export interface RankingContext {
+  weights: DimensionPolicy["retrievalWeights"];
+  now: string;
+  recencyHalfLifeDays: number;
+  /** Lower-cased domain hints: "name:value" tags or bare values. */
+  hints: readonly string[];
+}
+
+/** The RRF constant of Cormack et al.; large enough that rank 1 and rank 2 differ by little. */
+export const rrfK = 60;
+
+/** Usage saturates: 63 retrievals count as much as a thousand. */
+const usageSaturation = 63;
+
+/** How much a source is trusted: what a person said outranks what a model inferred. */
+export const provenanceTrust: Record<ProvenanceSource, number> = {
+  user: 1,
+  artifact: 0.95,
+  dream: 0.85,
+  tool: 0.8,
+  reflection: 0.7,
+  import: 0.6,
+  transcript: 0.6,
+};
+
+const dayMs = 86_400_000;
+
+export function recencyScore(observedAt: string, now: string, halfLifeDays: number): number {
+  const ageDays = Math.max(0, Date.parse(now) - Date.parse(observedAt)) / dayMs;
+  return 0.5 ** (ageDays / halfLifeDays);
+}
+
+export function usageScore(usageCount: number): number {
+  return Math.min(1, Math.log2(1 + Math.max(0, usageCount)) / Math.log2(1 + usageSaturation));
+}
+
+/** Share of the hints the item carries; a bare hint matches any dimension with that value. */
+export function dimensionOverlap(tags: readonly string[], hints: readonly string[]): number {
+  if (hints.length === 0) return 0;
+  const values = new Set(tags.map((tag) => tag.slice(tag.indexOf(":") + 1)));
+  const tagSet = new Set(tags);
+  const matched = hints.filter((hint) => (hint.includes(":") ? tagSet.has(hint) : values.has(hint))).length;
+  return matched / hints.length;
+}
+
+export function featureScores(doc: RankableDoc, context: RankingContext): FeatureScores {
+  const w = context.weights;
+  const confidence = doc.confidence;
+  const recency = recencyScore(doc.observedAt, context.now, context.recencyHalfLifeDays);
+  const usage = usageScore(doc.usageCount);
+  const trust = provenanceTrust[doc.source];
+  const overlap = dimensionOverlap(doc.dimensionTags, context.hints);
+  // A weighted mean in (0, 1]: features reorder candidates of similar relevance, they cannot create relevance.
+  const weightSum = 1 + w.confidence + w.recency + w.usage + w.provenanceTrust + w.dimensionOverlap;
+  const multiplier =
+    (1 +
+      w.confidence * confidence +
+      w.recency * recency +
+      w.usage * usage +
+      w.provenanceTrust * trust +
+      w.dimensionOverlap * overlap) /
+    weightSum;
+  return { confidence, recency, usage, provenanceTrust: trust, dimensionOverlap: overlap, multiplier };
+}
+
+/** Order by score, then id: the same candidates always come out in the same order. */
+export function compareRanked(
+  a: { score: number; doc: { id: string } },
+  b: { score: number; doc: { id: string } },
+): number {
+  if (a.score !== b.score) return b.score - a.score;
+  return a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0;
+}
+
+/**
+ * Fuse the signal lists and apply the rank features. Candidates without a document (not returned by the
+ * gated queries) are ignored, so nothing outside the policy gate can be ranked.
+ */
+export function rankCandidates<D extends RankableDoc>(
+  signals: SignalLists,
+  docs: ReadonlyMap<string, D>,
+  context: RankingContext,
+): RankedCandidate<D>[] {
+  const parts = new Map<string, Omit<RankedCandidate<D>, "features" | "score">>();
+  const entry = (id: string) => {
+    const doc = docs.get(id);
+    if (doc === undefined) return undefined;
+    let part = parts.get(id);
+    if (part === undefined) {
+      part = {
+        doc,
+        bm25Rank: null,
+        bm25Score: null,
+        knnRank: null,
+        knnScore: null,
+        facetRank: null,
+        fused: 0,
+      };
+      parts.set(id, part);
+    }
+    return part;
+  };
+  const weights = context.weights;
+  signals.bm25.forEach((hit, index) => {
+    const part = entry(hit.id);
+    if (part === undefined || part.bm25Rank !== null) return;
+    part.bm25Rank = index + 1;
+    part.bm25Score = hit.score;
+    part.fused += weights.bm25 / (rrfK + index + 1);
+  });
+  signals.knn.forEach((hit, index) => {
+    const part = entry(hit.id);
+    if (part === undefined || part.knnRank !== null) return;
+    part.knnRank = index + 1;
+    part.knnScore = hit.score;
+    part.fused += weights.vector / (rrfK + index + 1);
+  });
+  signals.facet.forEach((hit, index) => {
+    const part = entry(hit.id);
+    if (part === undefined || part.facetRank !== null) return;
+    part.facetRank = index + 1;
+    part.fused += weights.dimensionOverlap / (rrfK + index + 1);
+  });
+  const ranked = [...parts.values()].map((part) => {
+    const features = featureScores(part.doc, context);
+    return { ...part, features, score: part.fused * features.multiplier };
+  });
+  return ranked.sort(compareRanked);
+}

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { dimensionName, knowledgeType, privacyLevel, scope } from "./common.js";
+
+const unitWeight = z.number().min(0).max(10);
+const probability = z.number().min(0).max(1);
+
+/**
+ * The dimension policy: the body the operator's DimensionPolicy PUTs (its spec without applianceRef).
+ * Every part has defaults so an empty body is a valid policy.
+ */
+export const dimensionPolicy = z
+  .object({
+    dimensions: z
+      .array(
+        z
+          .object({
+            name: dimensionName,
+            description: z.string().max(512).optional(),
+            values: z.array(z.string().min(1).max(128)).max(256).optional(),
+          })
+          .strict(),
+      )
+      .max(64)
+      .default([]),
+    candidatePromotion: z
+      .object({
+        minOccurrences: z.int().min(1).max(1000).default(3),
+        minConfidence: probability.default(0.7),
+      })
+      .strict()
+      .prefault({}),
+    eligibility: z
+      .object({
+        minConfidence: probability.default(0.2),
+        excludeTypes: z.array(knowledgeType).max(5).default([]),
+      })
+      .strict()
+      .prefault({}),
+    privacy: z
+      .object({
+        defaultLevel: privacyLevel.default("household"),
+        allowedScopes: z.array(scope).min(1).max(3).default(["user", "household", "shared"]),
+        injectableLevels: z
+          .array(privacyLevel)
+          .max(4)
+          .default(["public", "household"])
+          .refine((levels) => !levels.includes("secret"), "secret knowledge can never be injectable"),
+      })
+      .strict()
+      .prefault({}),
+    retrievalWeights: z
+      .object({
+        bm25: unitWeight.default(1),
+        vector: unitWeight.default(1),
+        recency: unitWeight.default(0.3),
+        confidence: unitWeight.default(0.5),
+        usage: unitWeight.default(0.2),
+        dimensionOverlap: unitWeight.default(0.4),
+        provenanceTrust: unitWeight.default(0.3),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+export type DimensionPolicy = z.output<typeof dimensionPolicy>;
+export type DimensionPolicyInput = z.input<typeof dimensionPolicy>;
+
+export const candidateDimension = z.object({
+  name: z.string(),
+  occurrences: z.int().min(0),
+  sampleValues: z.array(z.string()),
+  firstSeenAt: z.string(),
+  lastSeenAt: z.string(),
+});
+export type CandidateDimension = z.infer<typeof candidateDimension>;
+
+export const dimensionsResponse = z.object({
+  policy: dimensionPolicy,
+  appliedHash: z.string().describe("sha256 of the canonical JSON of the policy in force."),
+  updatedAt: z.string().nullable(),
+  candidates: z.array(candidateDimension),
+});
+export type DimensionsResponse = z.infer<typeof dimensionsResponse>;
+
+export const putDimensionsResponse = z.object({ appliedHash: z.string(), updatedAt: z.string() });

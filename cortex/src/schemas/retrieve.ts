@@ -1,0 +1,139 @@
+import { z } from "zod";
+import { dimensionName, dimensionValue, knowledgeType, principal } from "./common.js";
+import { chunkLevel } from "./knowledge.js";
+
+export const retrieveLimits = { maxTokenBudget: 16_000, minTokenBudget: 16, maxRequestChars: 8_000 } as const;
+
+export const retrieveRequest = z
+  .object({
+    principal,
+    requestText: z.string().min(1).max(retrieveLimits.maxRequestChars),
+    intent: z.string().min(1).max(64).optional().describe('e.g. "recall", "decision", "live_state"'),
+    domainHints: z
+      .array(z.string().min(1).max(192))
+      .max(16)
+      .optional()
+      .describe(
+        '"name:value" dimension tags or bare values; they raise dimension overlap, they do not filter.',
+      ),
+    dimensionFilters: z
+      .record(dimensionName, z.array(dimensionValue).min(1).max(32))
+      .optional()
+      .describe("Hard filters: an item must carry one of the listed values for every named dimension."),
+    types: z.array(knowledgeType).min(1).max(5).optional(),
+    minConfidence: z.number().min(0).max(1).optional(),
+    tokenBudget: z
+      .int()
+      .min(1)
+      .describe(
+        `Hard ceiling for the bundle text, ${retrieveLimits.minTokenBudget}..${retrieveLimits.maxTokenBudget}.`,
+      ),
+    mode: z.enum(["standard", "deep"]).default("standard"),
+    debug: z.boolean().default(false),
+  })
+  .strict();
+export type RetrieveRequest = z.infer<typeof retrieveRequest>;
+export type RetrieveRequestInput = z.input<typeof retrieveRequest>;
+
+export const bundleSectionNames = [
+  "constraints",
+  "preferences",
+  "decisions",
+  "principles",
+  "facts",
+  "context",
+  "background",
+] as const;
+export const bundleSectionName = z.enum(bundleSectionNames);
+export type BundleSectionName = z.infer<typeof bundleSectionName>;
+
+export const bundleSection = z.object({
+  name: bundleSectionName,
+  itemIds: z.array(z.string()),
+  tokens: z.int().min(0),
+});
+
+export const retrievedFact = z.object({
+  id: z.string(),
+  statement: z.string(),
+  type: knowledgeType,
+  confidence: z.number(),
+  score: z.number(),
+  dimensions: z.record(z.string(), z.array(z.string())),
+});
+export type RetrievedFact = z.infer<typeof retrievedFact>;
+
+export const retrievedChunk = z.object({
+  id: z.string(),
+  level: chunkLevel,
+  sourceId: z.string(),
+  sourceKind: z.string(),
+  text: z.string(),
+  score: z.number(),
+  expandedFrom: z.string().nullable().describe("Set when added as a neighbour of a selected chunk."),
+});
+export type RetrievedChunk = z.infer<typeof retrievedChunk>;
+
+export const artifactRef = z.object({
+  sourceId: z.string(),
+  path: z.string().nullable(),
+  title: z.string().nullable(),
+});
+export type ArtifactRef = z.infer<typeof artifactRef>;
+
+export const exclusionReasons = ["near_duplicate", "token_budget", "rank_cutoff"] as const;
+
+export const traceItem = z.object({
+  id: z.string(),
+  kind: z.enum(["fact", "chunk"]),
+  bm25Rank: z.int().nullable(),
+  bm25Score: z.number().nullable(),
+  knnRank: z.int().nullable(),
+  knnScore: z.number().nullable(),
+  facetRank: z.int().nullable(),
+  fused: z.number(),
+  features: z.object({
+    confidence: z.number(),
+    recency: z.number(),
+    usage: z.number(),
+    provenanceTrust: z.number(),
+    dimensionOverlap: z.number(),
+    multiplier: z.number(),
+  }),
+  score: z.number(),
+  selected: z.boolean(),
+  excludedBecause: z.enum(exclusionReasons).nullable(),
+});
+export type TraceItem = z.infer<typeof traceItem>;
+
+export const retrieveTrace = z.object({
+  policyFilterClauses: z
+    .int()
+    .describe("Hard filters applied inside every query; ineligible items are never scored."),
+  fusion: z.string(),
+  items: z.array(traceItem),
+  timingsMs: z.record(z.string(), z.number()),
+});
+
+export const retrieveResponse = z.object({
+  bundle: z.object({
+    text: z.string().describe("Ready to inject; empty when nothing qualified."),
+    tokens: z.int().min(0),
+    tokenBudget: z.int(),
+    sections: z.array(bundleSection),
+  }),
+  facts: z.array(retrievedFact),
+  chunks: z.array(retrievedChunk),
+  artifactRefs: z.array(artifactRef),
+  aggregateConfidence: z.number().min(0).max(1),
+  lowConfidence: z.boolean(),
+  degraded: z.boolean(),
+  degradedReasons: z.array(z.string()),
+  liveState: z.object({
+    detected: z.boolean().describe("The request asks about current live state: memory is not authoritative."),
+    reason: z.string().nullable(),
+  }),
+  candidatesConsidered: z.int().min(0),
+  trace: retrieveTrace.optional(),
+});
+export type RetrieveResponse = z.infer<typeof retrieveResponse>;
