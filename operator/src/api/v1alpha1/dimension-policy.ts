@@ -86,6 +86,7 @@ export const dimensionPolicySpec = z
         confidence: unitWeight.default(0.5),
         usage: unitWeight.default(0.2),
         dimensionOverlap: unitWeight.default(0.4),
+        provenanceTrust: unitWeight.default(0.3),
       })
       .strict()
       .prefault({}),

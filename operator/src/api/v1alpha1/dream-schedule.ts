@@ -93,7 +93,7 @@ export const dreamScheduleStatus = z
       .object({
         startedAt: timestamp,
         finishedAt: timestamp.optional(),
-        outcome: z.enum(["Succeeded", "Failed", "Skipped"]),
+        outcome: z.enum(["Running", "Succeeded", "Failed", "Skipped"]),
         message: z.string().max(1024).optional(),
         counts: runCounts.optional().describe("The dream report's counts."),
         mirroredProposals: z.int().min(0).max(1000).optional(),

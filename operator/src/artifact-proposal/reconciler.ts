@@ -1,0 +1,149 @@
+/**
+ * ArtifactProposal: an approver sets Approved (or Denied) on status; the operator carries it to Cortex /promote
+ * (or deny) exactly once, records Promoted with the commit id and an Event, or Failed with a reason. A stale base
+ * (Cortex answers 409) is Failed/Conflict and final; Cortex being down is retried with backoff.
+ */
+import type { Logger } from "pino";
+import { type ArtifactProposalStatus, artifactProposalSpec } from "../api/v1alpha1/artifact-proposal.js";
+import type { Cache } from "../appliance/reconciler.js";
+import { CortexRejectedError, CortexUnavailableError } from "../cortex/client.js";
+import type { CortexDirectory } from "../cortex/directory.js";
+import { type ConditionInput, mergeConditions } from "../runtime/conditions.js";
+import type { ReconcileResult } from "../runtime/controller.js";
+import type { EventRecorder } from "../runtime/events.js";
+import type { KubeClient, KubeObject } from "../runtime/kube-client.js";
+import type { OperatorMetrics } from "../runtime/metrics.js";
+import { splitKey } from "../runtime/owner.js";
+import { applyStatusIfChanged, conditionTime } from "../runtime/status-writer.js";
+import { decideProposal } from "./decision.js";
+
+export interface ArtifactProposalObject extends KubeObject {
+  spec?: unknown;
+  status?: ArtifactProposalStatus;
+}
+
+export interface ArtifactProposalDeps {
+  client: KubeClient;
+  proposals: Cache<ArtifactProposalObject>;
+  cortex: CortexDirectory;
+  events: EventRecorder;
+  metrics?: OperatorMetrics;
+  now: () => number;
+  log: Logger;
+}
+
+type Phase = NonNullable<ArtifactProposalStatus["phase"]>;
+
+export class ArtifactProposalReconciler {
+  constructor(private readonly deps: ArtifactProposalDeps) {}
+
+  async reconcile(key: string): Promise<ReconcileResult | undefined> {
+    const { namespace, name } = splitKey(key);
+    const proposal = this.deps.proposals.get(namespace, name);
+    if (proposal === undefined || proposal.metadata.deletionTimestamp !== undefined) return undefined;
+    const spec = artifactProposalSpec.parse(proposal.spec ?? {});
+    const generation = proposal.metadata.generation ?? 1;
+    const previous = proposal.status;
+    const decision = decideProposal(spec, previous, generation);
+    const nowMs = this.deps.now();
+    let phase: Phase = previous?.phase ?? "Pending";
+    let promotion = previous?.promotion;
+    let conditions: ConditionInput[];
+    let failure: Error | undefined;
+
+    switch (decision.action) {
+      case "done":
+        return undefined;
+      case "await":
+        phase = "Pending";
+        conditions = [
+          { type: "Ready", status: "False", reason: "AwaitingApproval", message: "waiting for an approver" },
+          { type: "Promoted", status: "False", reason: "AwaitingApproval", message: "not approved yet" },
+        ];
+        break;
+      case "stale":
+        phase = "Failed";
+        conditions = [
+          { type: "Ready", status: "False", reason: "ApprovalStale", message: decision.message },
+          { type: "Promoted", status: "False", reason: "ApprovalStale", message: decision.message },
+        ];
+        break;
+      case "promote":
+        try {
+          const cortex = await this.deps.cortex.clientFor(namespace, spec.applianceRef.name);
+          const { commitId } = await cortex.promote(
+            spec.proposalId,
+            decision.approvedBy,
+            spec.proposedDigest,
+          );
+          phase = "Promoted";
+          promotion = { commitId: commitId.slice(0, 64), promotedAt: conditionTime(nowMs) };
+          conditions = [
+            { type: "Ready", status: "True", reason: "Promoted", message: `committed ${commitId}` },
+            { type: "Promoted", status: "True", reason: "Promoted", message: `committed ${commitId}` },
+          ];
+          this.deps.metrics?.proposalsPromoted.inc();
+        } catch (error) {
+          ({ phase, conditions, failure } = this.failed(error, "Approved"));
+        }
+        break;
+      case "deny":
+        try {
+          const cortex = await this.deps.cortex.clientFor(namespace, spec.applianceRef.name);
+          await cortex.deny(spec.proposalId, decision.deniedBy, decision.comment);
+          phase = "Denied";
+          conditions = [
+            { type: "Ready", status: "True", reason: "Denied", message: `denied by ${decision.deniedBy}` },
+            { type: "Promoted", status: "False", reason: "Denied", message: "denied" },
+          ];
+        } catch (error) {
+          ({ phase, conditions, failure } = this.failed(error, "Denied"));
+        }
+        break;
+    }
+
+    const status: ArtifactProposalStatus = {
+      observedGeneration: generation,
+      phase,
+      conditions: mergeConditions(previous?.conditions, conditions, generation, conditionTime(nowMs)),
+      ...(promotion ? { promotion } : {}),
+    };
+    await applyStatusIfChanged(this.deps.client, proposal, status);
+    if (phase !== previous?.phase && phase !== "Pending") {
+      await this.deps.events.record(proposal, {
+        type: phase === "Failed" ? "Warning" : "Normal",
+        reason: `Proposal${phase}`,
+        action: phase === "Denied" ? "Deny" : "Promote",
+        note: conditions.find((condition) => condition.type === "Ready")?.message ?? phase,
+      });
+    }
+    if (failure !== undefined) throw failure;
+    return undefined;
+  }
+
+  /** A refusal by Cortex is final (Failed); unavailability keeps the decision pending and retries. */
+  private failed(
+    error: unknown,
+    pendingPhase: Phase,
+  ): { phase: Phase; conditions: ConditionInput[]; failure?: Error } {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 1024);
+    if (error instanceof CortexRejectedError) {
+      const reason = error.status === 409 ? "Conflict" : "Rejected";
+      return {
+        phase: "Failed",
+        conditions: [
+          { type: "Ready", status: "False", reason, message },
+          { type: "Promoted", status: "False", reason, message },
+        ],
+      };
+    }
+    return {
+      phase: pendingPhase,
+      conditions: [
+        { type: "Ready", status: "False", reason: "CortexUnavailable", message },
+        { type: "Promoted", status: "False", reason: "CortexUnavailable", message },
+      ],
+      failure: error instanceof CortexUnavailableError ? error : new CortexUnavailableError(message),
+    };
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * DimensionPolicy → PUT Cortex /dimensions. Synced carries the outcome; appliedHash is Cortex's hash of the policy
+ * in force. A finalizer resets Cortex to the default policy when the object is deleted. Cortex down → Synced=False
+ * (CortexUnavailable) and the error goes back to the work queue, which backs off: no hot loop.
+ */
+import type { Logger } from "pino";
+import { type DimensionPolicyStatus, dimensionPolicySpec } from "../api/v1alpha1/dimension-policy.js";
+import type { Cache } from "../appliance/reconciler.js";
+import { CortexUnavailableError } from "../cortex/client.js";
+import type { CortexDirectory } from "../cortex/directory.js";
+import { type ConditionInput, mergeConditions, transitions } from "../runtime/conditions.js";
+import type { ReconcileResult } from "../runtime/controller.js";
+import type { EventRecorder } from "../runtime/events.js";
+import { type KubeClient, type KubeObject, objectPath } from "../runtime/kube-client.js";
+import { splitKey } from "../runtime/owner.js";
+import { applyStatusIfChanged, conditionTime } from "../runtime/status-writer.js";
+
+export const dimensionFinalizer = "remram.io/deregister-dimensions";
+
+export interface DimensionPolicyObject extends KubeObject {
+  spec?: unknown;
+  status?: DimensionPolicyStatus;
+}
+
+export interface DimensionPolicyDeps {
+  client: KubeClient;
+  policies: Cache<DimensionPolicyObject>;
+  cortex: CortexDirectory;
+  events: EventRecorder;
+  now: () => number;
+  log: Logger;
+}
+
+/** The body Cortex takes: the spec without the appliance reference. */
+export function dimensionsBody(spec: ReturnType<typeof dimensionPolicySpec.parse>): Record<string, unknown> {
+  const { applianceRef: _applianceRef, ...body } = spec;
+  return body;
+}
+
+export class DimensionPolicyReconciler {
+  constructor(private readonly deps: DimensionPolicyDeps) {}
+
+  async reconcile(key: string): Promise<ReconcileResult | undefined> {
+    const { namespace, name } = splitKey(key);
+    const policy = this.deps.policies.get(namespace, name);
+    if (policy === undefined) return undefined;
+    const spec = dimensionPolicySpec.parse(policy.spec ?? {});
+    if (policy.metadata.deletionTimestamp !== undefined) {
+      await this.deregister(policy, namespace, spec.applianceRef.name);
+      return undefined;
+    }
+    if (!(policy.metadata.finalizers ?? []).includes(dimensionFinalizer)) {
+      // JSON patch appends our entry without rewriting (and so never dropping) other controllers' finalizers.
+      await this.deps.client.jsonPatch(
+        objectPath(policy),
+        policy.metadata.finalizers === undefined
+          ? [{ op: "add", path: "/metadata/finalizers", value: [dimensionFinalizer] }]
+          : [{ op: "add", path: "/metadata/finalizers/-", value: dimensionFinalizer }],
+      );
+    }
+    const generation = policy.metadata.generation ?? 1;
+    const synced = policy.status?.conditions?.find((condition) => condition.type === "Synced");
+    let outcome: ConditionInput;
+    let appliedHash = policy.status?.appliedHash;
+    let failure: Error | undefined;
+    try {
+      const cortex = await this.deps.cortex.clientFor(namespace, spec.applianceRef.name);
+      const upToDate = synced?.status === "True" && policy.status?.observedGeneration === generation;
+      const inForce = upToDate ? await cortex.currentHash() : undefined;
+      if (!upToDate || inForce !== appliedHash) {
+        appliedHash = (await cortex.putDimensions(dimensionsBody(spec))).appliedHash;
+      }
+      outcome = { type: "Synced", status: "True", reason: "Applied", message: "Cortex holds this policy" };
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      outcome =
+        error instanceof CortexUnavailableError
+          ? {
+              type: "Synced",
+              status: "False",
+              reason: "CortexUnavailable",
+              message: failure.message.slice(0, 1024),
+            }
+          : { type: "Synced", status: "False", reason: "Rejected", message: failure.message.slice(0, 1024) };
+    }
+    const ready: ConditionInput = { ...outcome, type: "Ready" };
+    const conditions = mergeConditions(
+      policy.status?.conditions,
+      [ready, outcome],
+      generation,
+      conditionTime(this.deps.now()),
+    );
+    // When Cortex last accepted a different policy; a re-confirmation of the same hash keeps the old time.
+    const newlyApplied = outcome.status === "True" && appliedHash !== policy.status?.appliedHash;
+    const lastSyncTime =
+      newlyApplied || (outcome.status === "True" && policy.status?.lastSyncTime === undefined)
+        ? conditionTime(this.deps.now())
+        : policy.status?.lastSyncTime;
+    const status: DimensionPolicyStatus = {
+      observedGeneration: generation,
+      conditions,
+      ...(appliedHash ? { appliedHash } : {}),
+      ...(lastSyncTime ? { lastSyncTime } : {}),
+    };
+    await applyStatusIfChanged(this.deps.client, policy, status);
+    for (const changed of transitions(policy.status?.conditions, conditions)) {
+      if (changed.type !== "Synced") continue;
+      await this.deps.events.record(policy, {
+        type: changed.status === "True" ? "Normal" : "Warning",
+        reason: changed.status === "True" ? "PolicySynced" : changed.reason,
+        action: "SyncDimensions",
+        note: changed.message,
+      });
+    }
+    if (failure !== undefined) throw failure;
+    return undefined;
+  }
+
+  private async deregister(
+    policy: DimensionPolicyObject,
+    namespace: string,
+    appliance: string,
+  ): Promise<void> {
+    const finalizers = policy.metadata.finalizers ?? [];
+    const index = finalizers.indexOf(dimensionFinalizer);
+    if (index < 0) return;
+    try {
+      const cortex = await this.deps.cortex.clientFor(namespace, appliance);
+      await cortex.putDimensions({});
+    } catch (error) {
+      // An appliance that is gone has no Cortex to clean; anything else is retried.
+      const applianceGone = error instanceof CortexUnavailableError && /does not exist/.test(error.message);
+      if (!applianceGone) throw error;
+    }
+    // The test op makes the removal fail (and retry) if the list changed since we read it.
+    await this.deps.client.jsonPatch(objectPath(policy), [
+      { op: "test", path: `/metadata/finalizers/${index}`, value: dimensionFinalizer },
+      { op: "remove", path: `/metadata/finalizers/${index}` },
+    ]);
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * DreamSchedule, the one owner of dream scheduling: decide from cron + timeZone + lastScheduleTime, start the
+ * Cortex /dream call in the background (a cycle can take minutes; a worker must not wait on it), record the
+ * outcome and report counts, then mirror Cortex's pending proposals as ArtifactProposal objects.
+ */
+import type { Logger } from "pino";
+import { type DreamScheduleStatus, dreamScheduleSpec } from "../api/v1alpha1/dream-schedule.js";
+import type { Cache } from "../appliance/reconciler.js";
+import type { DreamReport, PendingProposal } from "../cortex/client.js";
+import type { CortexDirectory } from "../cortex/directory.js";
+import { type ConditionInput, mergeConditions, transitions } from "../runtime/conditions.js";
+import type { ReconcileResult } from "../runtime/controller.js";
+import type { EventRecorder } from "../runtime/events.js";
+import { type KubeClient, type KubeObject, resourcePath } from "../runtime/kube-client.js";
+import type { OperatorMetrics } from "../runtime/metrics.js";
+import { splitKey } from "../runtime/owner.js";
+import { applyStatusIfChanged, conditionTime } from "../runtime/status-writer.js";
+import { decideRun, InvalidScheduleError } from "./schedule.js";
+
+export interface DreamScheduleObject extends KubeObject {
+  spec?: unknown;
+  status?: DreamScheduleStatus;
+}
+
+interface RunState {
+  startedAtMs: number;
+  scheduledMs: number;
+  result?: { report?: DreamReport; error?: string; finishedAtMs: number; mirrored?: number };
+}
+
+export interface DreamScheduleDeps {
+  client: KubeClient;
+  schedules: Cache<DreamScheduleObject>;
+  proposals: Cache<KubeObject>;
+  cortex: CortexDirectory;
+  events: EventRecorder;
+  metrics?: OperatorMetrics;
+  /** The operator's own username: ArtifactProposals it creates name it as proposer (the VAP checks this). */
+  operatorUsername: () => string;
+  now: () => number;
+  enqueue: (key: string) => void;
+  log: Logger;
+}
+
+const iso = conditionTime;
+
+/** ArtifactProposal name for a Cortex proposal: DNS-safe, stable, unique per appliance. */
+export function proposalObjectName(appliance: string, proposalId: string): string {
+  const slug = proposalId
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  return `${appliance}-${slug}`.slice(0, 253).replace(/-+$/, "");
+}
+
+export class DreamScheduleReconciler {
+  /** Cycles this process started, by schedule key. Lost on restart; status then reports the run as interrupted. */
+  private readonly runs = new Map<string, RunState>();
+
+  constructor(private readonly deps: DreamScheduleDeps) {}
+
+  async reconcile(key: string): Promise<ReconcileResult | undefined> {
+    const { namespace, name } = splitKey(key);
+    const schedule = this.deps.schedules.get(namespace, name);
+    if (schedule === undefined) {
+      this.runs.delete(key);
+      return undefined;
+    }
+    const spec = dreamScheduleSpec.parse(schedule.spec ?? {});
+    const generation = schedule.metadata.generation ?? 1;
+    const nowMs = this.deps.now();
+    const previous = schedule.status ?? {};
+    const status: DreamScheduleStatus = { ...previous, observedGeneration: generation };
+    const run = this.runs.get(key);
+    const conditions: ConditionInput[] = [];
+    let requeueAfterMs: number | undefined;
+
+    if (run?.result !== undefined) {
+      this.runs.delete(key);
+      const succeeded = run.result.error === undefined;
+      status.lastRun = {
+        startedAt: iso(run.startedAtMs),
+        finishedAt: iso(run.result.finishedAtMs),
+        outcome: succeeded ? "Succeeded" : "Failed",
+        ...(run.result.error ? { message: run.result.error.slice(0, 1024) } : {}),
+        ...(run.result.report ? { counts: boundedCounts(run.result.report.counts) } : {}),
+        ...(run.result.mirrored !== undefined ? { mirroredProposals: run.result.mirrored } : {}),
+      };
+      if (succeeded) status.lastSuccessfulTime = iso(run.result.finishedAtMs);
+      this.deps.metrics?.dreamRuns.inc({ outcome: succeeded ? "succeeded" : "failed" });
+    } else if (run === undefined && previous.lastRun?.outcome === "Running") {
+      status.lastRun = {
+        ...previous.lastRun,
+        outcome: "Failed",
+        message: "interrupted: the operator restarted during the cycle",
+        finishedAt: iso(nowMs),
+      };
+    }
+
+    try {
+      const decision = decideRun({
+        schedule: spec.schedule,
+        timeZone: spec.timeZone,
+        suspend: spec.suspend,
+        concurrencyPolicy: spec.concurrencyPolicy,
+        ...(spec.startingDeadlineSeconds !== undefined
+          ? { startingDeadlineSeconds: spec.startingDeadlineSeconds }
+          : {}),
+        lastScheduleMs: Date.parse(
+          previous.lastScheduleTime ?? schedule.metadata.creationTimestamp ?? iso(nowMs),
+        ),
+        nowMs,
+        running: this.runs.has(key),
+      });
+      if (decision.nextMs !== undefined) {
+        status.nextScheduleTime = iso(decision.nextMs);
+        requeueAfterMs = Math.max(1_000, decision.nextMs - nowMs);
+      } else {
+        delete status.nextScheduleTime;
+      }
+      if (decision.action === "run") {
+        status.lastScheduleTime = iso(decision.scheduledMs);
+        status.lastRun = { startedAt: iso(nowMs), outcome: "Running" };
+        this.start(key, namespace, spec, decision.scheduledMs, nowMs);
+      } else if (decision.action === "skip") {
+        status.lastScheduleTime = iso(decision.scheduledMs);
+        status.lastRun = {
+          startedAt: iso(nowMs),
+          finishedAt: iso(nowMs),
+          outcome: "Skipped",
+          message: decision.reason,
+        };
+        await this.deps.events.record(schedule, {
+          type: "Warning",
+          reason: decision.reason,
+          action: "ScheduleDream",
+          note: `skipped the run scheduled for ${iso(decision.scheduledMs)}`,
+        });
+      }
+      conditions.push(
+        spec.suspend
+          ? { type: "Ready", status: "True", reason: "Suspended", message: "suspended" }
+          : {
+              type: "Ready",
+              status: "True",
+              reason: "Scheduled",
+              message: `next run ${status.nextScheduleTime ?? "never"}`,
+            },
+      );
+    } catch (error) {
+      if (!(error instanceof InvalidScheduleError)) throw error;
+      conditions.push({
+        type: "Ready",
+        status: "False",
+        reason: "InvalidSchedule",
+        message: error.message.slice(0, 1024),
+      });
+    }
+    const running = this.runs.has(key);
+    conditions.push(
+      running
+        ? {
+            type: "Running",
+            status: "True",
+            reason: "DreamCycleRunning",
+            message: "a dream cycle is running",
+          }
+        : { type: "Running", status: "False", reason: "Idle", message: "no dream cycle is running" },
+    );
+    status.conditions = mergeConditions(previous.conditions, conditions, generation, iso(nowMs));
+    await applyStatusIfChanged(this.deps.client, schedule, status);
+    for (const changed of transitions(previous.conditions, status.conditions)) {
+      if (changed.type === "Ready" && changed.status === "False") {
+        await this.deps.events.record(schedule, {
+          type: "Warning",
+          reason: changed.reason,
+          action: "ScheduleDream",
+          note: changed.message,
+        });
+      }
+    }
+    return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+  }
+
+  private start(
+    key: string,
+    namespace: string,
+    spec: ReturnType<typeof dreamScheduleSpec.parse>,
+    scheduledMs: number,
+    nowMs: number,
+  ): void {
+    const state: RunState = { startedAtMs: nowMs, scheduledMs };
+    this.runs.set(key, state);
+    const finish = (result: Omit<NonNullable<RunState["result"]>, "finishedAtMs">): void => {
+      state.result = { ...result, finishedAtMs: this.deps.now() };
+      this.deps.enqueue(key);
+    };
+    void (async () => {
+      try {
+        const cortex = await this.deps.cortex.clientFor(namespace, spec.applianceRef.name);
+        const report = await cortex.dream({
+          dryRun: spec.cycle.dryRun,
+          maxProposals: spec.cycle.maxProposals,
+        });
+        const mirrored =
+          spec.cycle.mirrorProposals && !spec.cycle.dryRun
+            ? await this.mirror(namespace, spec.applianceRef.name, await cortex.pendingProposals())
+            : undefined;
+        finish({ report, ...(mirrored !== undefined ? { mirrored } : {}) });
+      } catch (error) {
+        finish({ error: error instanceof Error ? error.message : String(error) });
+      }
+    })();
+  }
+
+  /** One ArtifactProposal per pending Cortex proposal; existing ones are left alone (their spec is immutable). */
+  async mirror(namespace: string, appliance: string, proposals: readonly PendingProposal[]): Promise<number> {
+    let created = 0;
+    for (const proposal of proposals) {
+      const name = proposalObjectName(appliance, proposal.id);
+      if (this.deps.proposals.get(namespace, name) !== undefined) continue;
+      const body = {
+        apiVersion: "remram.io/v1alpha1",
+        kind: "ArtifactProposal",
+        metadata: {
+          name,
+          namespace,
+          labels: { "app.kubernetes.io/part-of": "remram", "remram.io/appliance": appliance },
+        },
+        spec: {
+          applianceRef: { name: appliance },
+          proposalId: proposal.id,
+          artifactPath: proposal.artifactPath,
+          ...(proposal.baseDigest ? { baseDigest: proposal.baseDigest } : {}),
+          proposedDigest: proposal.proposedDigest,
+          diff: proposal.diff.slice(0, 65536),
+          rationale: proposal.rationale.slice(0, 4096) || "proposed by dream",
+          sourceKnowledgeIds: [...new Set(proposal.sourceKnowledgeIds)].slice(0, 64),
+          proposedBy: this.deps.operatorUsername(),
+        },
+      };
+      try {
+        await this.deps.client.create(
+          resourcePath("remram.io/v1alpha1", "ArtifactProposal", namespace),
+          body,
+        );
+        created++;
+      } catch (error) {
+        if (!(error instanceof Error && "status" in error && error.status === 409)) throw error;
+      }
+    }
+    return created;
+  }
+}
+
+function boundedCounts(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(counts)
+      .filter(
+        ([name, value]) => /^[a-zA-Z][a-zA-Z0-9]{0,62}$/.test(name) && Number.isInteger(value) && value >= 0,
+      )
+      .slice(0, 32),
+  );
+}
