@@ -1,0 +1,115 @@
+import { createHash } from "node:crypto";
+import type { PluginConfig } from "./config.js";
+import type { CapturedToolResult } from "./cortex-contract.js";
+import type { ToolResultPersistContext, ToolResultPersistEvent } from "./openclaw-api.js";
+import type { Principal } from "./principal.js";
+
+/**
+ * Turning a persisted tool result into the item the durable queue holds and /ingest receives (seed 000 §4.5).
+ * The provenance key is what makes the whole path idempotent: the same tool call captured twice (a replayed
+ * transcript, a restart between enqueue and ingest) keeps one queue file and one knowledge object.
+ */
+
+/** sha256 over the identity of one tool call: agent, session and the provider's tool-call id. */
+export function toolResultProvenanceKey(parts: {
+  agentId: string;
+  sessionKey: string;
+  toolCallId?: string;
+  toolName: string;
+  /** Only used when the call has no id: then the content itself identifies it. */
+  fallbackContent: string;
+}): string {
+  const identity =
+    parts.toolCallId === undefined
+      ? ["tool-content", parts.agentId, parts.sessionKey, parts.toolName, parts.fallbackContent]
+      : ["tool-call", parts.agentId, parts.sessionKey, parts.toolCallId];
+  return `tool:${createHash("sha256").update(identity.join("\u0000")).digest("hex")}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Text of a tool result's content blocks; images are named, not inlined. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((block) => {
+      if (!isRecord(block)) return "";
+      if (block.type === "text" && typeof block.text === "string") return block.text;
+      if (block.type === "image")
+        return `[image ${typeof block.mimeType === "string" ? block.mimeType : ""}]`.trim();
+      return "";
+    })
+    .filter((text) => text.length > 0)
+    .join("\n");
+}
+
+/** Structured details are kept only when they serialise small enough to be worth ingesting. */
+function boundedDetails(details: unknown, maxChars: number): unknown {
+  if (details === undefined) return undefined;
+  try {
+    const json = JSON.stringify(details);
+    return json !== undefined && json.length <= maxChars ? JSON.parse(json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export type CaptureSkipReason = "disabled" | "synthetic" | "skipped_tool" | "not_a_tool_result" | "empty";
+
+export type CaptureResult = { ok: true; item: CapturedToolResult } | { ok: false; reason: CaptureSkipReason };
+
+export function captureToolResult(
+  event: ToolResultPersistEvent,
+  ctx: ToolResultPersistContext,
+  principal: Principal,
+  sessionKey: string,
+  config: PluginConfig["capture"],
+  now: Date,
+): CaptureResult {
+  if (!config.enabled) return { ok: false, reason: "disabled" };
+  // Synthetic results are ones the gateway made up (e.g. for an interrupted call): no tool ran.
+  if (event.isSynthetic === true) return { ok: false, reason: "synthetic" };
+  const message = event.message;
+  if (!isRecord(message) || message.role !== "toolResult") return { ok: false, reason: "not_a_tool_result" };
+  const toolName =
+    event.toolName ?? ctx.toolName ?? (typeof message.toolName === "string" ? message.toolName : "unknown");
+  if (config.skipTools.includes(toolName)) return { ok: false, reason: "skipped_tool" };
+  const toolCallId =
+    event.toolCallId ??
+    ctx.toolCallId ??
+    (typeof message.toolCallId === "string" ? message.toolCallId : undefined);
+  const fullText = contentText(message.content);
+  const details = boundedDetails(message.details, config.maxTextChars);
+  if (fullText.trim() === "" && details === undefined) return { ok: false, reason: "empty" };
+  const truncated = fullText.length > config.maxTextChars;
+  const occurredAt =
+    typeof message.timestamp === "number" && Number.isFinite(message.timestamp)
+      ? new Date(message.timestamp).toISOString()
+      : now.toISOString();
+  return {
+    ok: true,
+    item: {
+      kind: "tool_result",
+      provenanceKey: toolResultProvenanceKey({
+        agentId: principal.agentId,
+        sessionKey,
+        toolName,
+        fallbackContent: fullText,
+        ...(toolCallId === undefined ? {} : { toolCallId }),
+      }),
+      principal,
+      sessionKey,
+      toolName,
+      ...(toolCallId === undefined ? {} : { toolCallId }),
+      isError: message.isError === true,
+      text: truncated ? fullText.slice(0, config.maxTextChars) : fullText,
+      truncated,
+      ...(details === undefined ? {} : { details }),
+      occurredAt,
+      capturedAt: now.toISOString(),
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { readFileSync } from "node:fs";
+import type { PluginConfig } from "./config.js";
+import {
+  type CapturedToolResult,
+  IngestResponseSchema,
+  type RetrieveRequest,
+  type RetrieveResponse,
+  RetrieveResponseSchema,
+} from "./cortex-contract.js";
+import type { Principal } from "./principal.js";
+import type { ReflectionDelta } from "./reflection.js";
+
+/**
+ * Thin HTTP client for Cortex. Every call has a hard deadline through AbortSignal.timeout, so a hanging
+ * Cortex costs at most that long; failures come back as values, never as exceptions into a hook.
+ */
+
+export type CortexFailure =
+  | { kind: "timeout" }
+  | { kind: "unreachable"; message: string }
+  | { kind: "http"; status: number; body: string }
+  | { kind: "invalid_response"; message: string };
+
+export type CortexResult<T> = { ok: true; value: T } | { ok: false; failure: CortexFailure };
+
+export function describeFailure(failure: CortexFailure): string {
+  switch (failure.kind) {
+    case "timeout":
+      return "timed out";
+    case "unreachable":
+      return `unreachable: ${failure.message}`;
+    case "http":
+      return `HTTP ${failure.status}: ${failure.body.slice(0, 200)}`;
+    case "invalid_response":
+      return `invalid response: ${failure.message}`;
+  }
+}
+
+export interface CortexClient {
+  retrieve(request: RetrieveRequest): Promise<CortexResult<RetrieveResponse>>;
+  ingest(items: readonly CapturedToolResult[]): Promise<CortexResult<{ acknowledged: string[] }>>;
+  reflect(body: {
+    principal: Principal;
+    sessionKey: string;
+    jobId: string;
+    runId?: string;
+    delta: ReflectionDelta;
+  }): Promise<CortexResult<unknown>>;
+}
+
+export function createCortexClient(
+  config: PluginConfig["cortex"],
+  fetchImpl: typeof fetch = fetch,
+): CortexClient {
+  const baseUrl = config.url.replace(/\/+$/, "");
+  let token: string | undefined;
+  const readToken = (): string | undefined => {
+    if (config.tokenFile === undefined) return undefined;
+    try {
+      return readFileSync(config.tokenFile, "utf8").trim();
+    } catch {
+      return undefined;
+    }
+  };
+
+  async function post(path: string, body: unknown, timeoutMs: number): Promise<CortexResult<unknown>> {
+    const started = Date.now();
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      token ??= readToken();
+      const remaining = timeoutMs - (Date.now() - started);
+      if (remaining <= 0) return { ok: false, failure: { kind: "timeout" } };
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetchImpl(`${baseUrl}${path}`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+          },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(remaining),
+        });
+        text = await response.text();
+      } catch (error) {
+        const name = error instanceof Error ? error.name : "";
+        if (name === "TimeoutError" || name === "AbortError")
+          return { ok: false, failure: { kind: "timeout" } };
+        const cause =
+          error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+        return {
+          ok: false,
+          failure: {
+            kind: "unreachable",
+            message: `${error instanceof Error ? error.message : String(error)}${cause}`,
+          },
+        };
+      }
+      // A rotated Secret: read the token file again once.
+      if (response.status === 401 && attempt === 0 && config.tokenFile !== undefined) {
+        token = undefined;
+        continue;
+      }
+      if (!response.ok) return { ok: false, failure: { kind: "http", status: response.status, body: text } };
+      try {
+        return { ok: true, value: text === "" ? {} : JSON.parse(text) };
+      } catch (error) {
+        return { ok: false, failure: { kind: "invalid_response", message: String(error) } };
+      }
+    }
+    return { ok: false, failure: { kind: "http", status: 401, body: "unauthorized" } };
+  }
+
+  return {
+    async retrieve(request) {
+      const result = await post("/retrieve", request, config.retrieveTimeoutMs);
+      if (!result.ok) return result;
+      const parsed = RetrieveResponseSchema.safeParse(result.value);
+      return parsed.success
+        ? { ok: true, value: parsed.data }
+        : { ok: false, failure: { kind: "invalid_response", message: parsed.error.message.slice(0, 300) } };
+    },
+    async ingest(items) {
+      const result = await post("/ingest", { events: items }, config.ingestTimeoutMs);
+      if (!result.ok) return result;
+      const parsed = IngestResponseSchema.safeParse(result.value);
+      if (!parsed.success) {
+        return {
+          ok: false,
+          failure: { kind: "invalid_response", message: parsed.error.message.slice(0, 300) },
+        };
+      }
+      // A 2xx for the batch acknowledges every item (duplicates included: Cortex already holds them).
+      return { ok: true, value: { acknowledged: items.map((item) => item.provenanceKey) } };
+    },
+    reflect(body) {
+      return post("/reflect", body, config.reflectTimeoutMs);
+    },
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * The slice of OpenClaw's plugin API (openclaw@2026.9.6) this plugin uses, written out structurally.
+ *
+ * Why not import the SDK's types: the `openclaw` package is 330 MB and the hook event types are not exported
+ * from any public subpath (see ../shared/research/openclaw-hooks.md §2), while the plugin itself needs nothing
+ * from it at runtime (a plain object default export loads). These shapes were copied from
+ * `dist/hook-runner-global-*.d.ts` and `dist/agent-harness-runtime-*.d.ts` of 2026.9.6; `npm run check:sdk
+ * -w hooks` type-checks that the real `OpenClawPluginApi` still satisfies them, and the integration tests run
+ * the plugin inside the real gateway.
+ */
+
+export interface HostLogger {
+  debug?: (message: string) => void;
+  info: (message: string) => void;
+  warn: (message: string) => void;
+  error: (message: string) => void;
+}
+
+/** `PluginHookAgentContext`: set by the gateway from the session, never by the model. */
+export interface AgentHookContext {
+  runId?: string;
+  agentId?: string;
+  sessionKey?: string;
+  sessionId?: string;
+  modelProviderId?: string;
+  modelId?: string;
+  channel?: string;
+  accountId?: string;
+  senderId?: string;
+  trigger?: string;
+  contextTokenBudget?: number;
+}
+
+export interface BeforeModelResolveEvent {
+  prompt: string;
+  attachments?: { kind: "image" | "video" | "audio" | "document" | "other"; mimeType?: string }[];
+}
+
+export interface BeforeModelResolveResult {
+  modelOverride?: string;
+  providerOverride?: string;
+}
+
+export interface BeforePromptBuildEvent {
+  prompt: string;
+  currentUserMessage?: string;
+  messages: unknown[];
+}
+
+export interface BeforePromptBuildResult {
+  prependContext?: string;
+  appendContext?: string;
+  prependSystemContext?: string;
+  appendSystemContext?: string;
+}
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+export interface ImageBlock {
+  type: "image";
+  data: string;
+  mimeType: string;
+}
+
+/** `ToolResultMessage`, the message shape tool_result_persist receives for real tool results. */
+export interface ToolResultMessage {
+  role: "toolResult";
+  toolCallId: string;
+  toolName: string;
+  content: (TextBlock | ImageBlock)[];
+  details?: unknown;
+  isError: boolean;
+  timestamp: number;
+}
+
+export interface ToolResultPersistEvent {
+  toolName?: string;
+  toolCallId?: string;
+  /** An `AgentMessage`; a ToolResultMessage for real tool results. Typed loosely: read it defensively. */
+  message: unknown;
+  isSynthetic?: boolean;
+}
+
+export interface ToolResultPersistContext {
+  agentId?: string;
+  sessionKey?: string;
+  toolName?: string;
+  toolCallId?: string;
+}
+
+export interface AgentEndEvent {
+  runId?: string;
+  messages: unknown[];
+  success: boolean;
+  error?: string;
+  durationMs?: number;
+}
+
+export interface HookHandlers {
+  before_model_resolve: (
+    event: BeforeModelResolveEvent,
+    ctx: AgentHookContext,
+  ) => Promise<BeforeModelResolveResult | undefined> | BeforeModelResolveResult | undefined;
+  before_prompt_build: (
+    event: BeforePromptBuildEvent,
+    ctx: AgentHookContext,
+  ) => Promise<BeforePromptBuildResult | undefined> | BeforePromptBuildResult | undefined;
+  /** Synchronous: a returned Promise is ignored by the host. */
+  tool_result_persist: (event: ToolResultPersistEvent, ctx: ToolResultPersistContext) => undefined;
+  agent_end: (event: AgentEndEvent, ctx: AgentHookContext) => Promise<void> | undefined;
+}
+
+export interface ServiceContext {
+  stateDir: string;
+  logger: HostLogger;
+}
+
+export interface HostService {
+  id: string;
+  reload?: { configPrefixes: readonly string[] };
+  start: (ctx: ServiceContext) => void | Promise<void>;
+  stop?: (ctx: ServiceContext) => void | Promise<void>;
+}
+
+export interface SubagentRunParams {
+  sessionKey: string;
+  message: string;
+  deliver?: boolean;
+  lightContext?: boolean;
+  disableTools?: boolean;
+  extraSystemPrompt?: string;
+  idempotencyKey?: string;
+}
+
+export interface SubagentRuntime {
+  run: (params: SubagentRunParams) => Promise<{ runId: string; sessionKey?: string }>;
+  waitForRun: (params: { runId: string; timeoutMs?: number }) => Promise<{
+    status: "ok" | "timeout" | "error" | "pending";
+    error?: string;
+  }>;
+  getSessionMessages: (params: { sessionKey: string; limit?: number }) => Promise<{ messages: unknown[] }>;
+  deleteSession: (params: { sessionKey: string; deleteTranscript?: boolean }) => Promise<void>;
+}
+
+export interface HostPluginApi {
+  id: string;
+  registrationMode: string;
+  /** The whole gateway config (`OpenClawConfig`); read through a schema, never trusted blindly. */
+  config: unknown;
+  pluginConfig?: Record<string, unknown>;
+  logger: HostLogger;
+  runtime: {
+    subagent: SubagentRuntime;
+    state: { resolveStateDir: () => string };
+  };
+  on: <K extends keyof HookHandlers>(
+    hookName: K,
+    handler: HookHandlers[K],
+    opts?: { priority?: number; timeoutMs?: number },
+  ) => void;
+  registerService: (service: HostService) => void;
+}
+
+/** The entry's default export: `OpenClawPluginDefinition`. */
+export interface PluginDefinition {
+  id: string;
+  name: string;
+  description: string;
+  register: (api: HostPluginApi) => void;
+}

@@ -1,0 +1,102 @@
+import type { PluginConfig } from "./config.js";
+
+/**
+ * Who a retrieval or capture is for. Derived only from the gateway's session context (the session key the
+ * gateway computed from dmScope/identityLinks, and the agent id), never from prompt text or tool arguments,
+ * which a model can steer.
+ */
+export interface Principal {
+  userId: string;
+  householdId?: string;
+  agentId: string;
+}
+
+/** Why a session has no principal: such sessions get no injection, no capture and no reflection. */
+export type NoPrincipalReason =
+  | "no_session_key"
+  | "main_session_without_owner"
+  | "group_session"
+  | "anonymous_http_session"
+  | "subagent_session"
+  | "cron_session"
+  | "unrecognised_session_key";
+
+export type PrincipalResult = { ok: true; principal: Principal } | { ok: false; reason: NoPrincipalReason };
+
+/** Session keys of the reflection runs this plugin starts; recognised so it never reflects on itself. */
+export const reflectionSessionMarker = "remram-reflect-";
+
+export function reflectionSessionKey(agentId: string, jobId: string): string {
+  return `agent:${agentId}:subagent:${reflectionSessionMarker}${jobId}`;
+}
+
+export function isReflectionSession(sessionKey: string | undefined): boolean {
+  return sessionKey?.includes(`:subagent:${reflectionSessionMarker}`) === true;
+}
+
+interface SessionIdentity {
+  agentId: string;
+  /** The part of the key after `agent:<agentId>:`, without a trailing `:thread:<id>`. */
+  rest: string[];
+}
+
+function splitSessionKey(sessionKey: string): SessionIdentity | undefined {
+  const parts = sessionKey.split(":");
+  if (parts.length < 3 || parts[0] !== "agent" || !parts[1]) return undefined;
+  const rest = parts.slice(2);
+  const threadAt = rest.indexOf("thread");
+  return { agentId: parts[1], rest: threadAt >= 0 ? rest.slice(0, threadAt) : rest };
+}
+
+/**
+ * Map a session to a principal. Key shapes (openclaw 2026.9.6 `buildAgentPeerSessionKey`):
+ * `main`, `direct:<peer>` (per-peer), `<channel>:direct:<peer>` (per-channel-peer),
+ * `<channel>:<account>:direct:<peer>` (per-account-channel-peer), `<channel>:group|channel:<id>`,
+ * `openai-user:<user>` (HTTP API with a `user`), `openai:<uuid>` (anonymous HTTP), `subagent:…`, `cron:…`.
+ */
+export function derivePrincipal(
+  context: { sessionKey?: string; agentId?: string },
+  principals: PluginConfig["principals"],
+  groupSessions: PluginConfig["injection"]["groupSessions"] = "skip",
+): PrincipalResult {
+  if (!context.sessionKey) return { ok: false, reason: "no_session_key" };
+  const identity = splitSessionKey(context.sessionKey);
+  if (!identity) return { ok: false, reason: "unrecognised_session_key" };
+  const agentId = context.agentId ?? identity.agentId;
+  const household = principals.householdId === undefined ? {} : { householdId: principals.householdId };
+  const forUser = (userId: string): PrincipalResult => ({
+    ok: true,
+    principal: { userId, agentId, ...household },
+  });
+  const canonical = (channel: string | undefined, peer: string): string =>
+    (channel === undefined ? undefined : principals.identities[`${channel}:${peer}`]) ??
+    principals.identities[peer] ??
+    (channel === undefined ? peer : `${channel}:${peer}`);
+
+  const [first, second, third, fourth] = identity.rest;
+  if (first === "main" && identity.rest.length === 1) {
+    return principals.mainSessionUserId === undefined
+      ? { ok: false, reason: "main_session_without_owner" }
+      : forUser(principals.mainSessionUserId);
+  }
+  if (first === "subagent") return { ok: false, reason: "subagent_session" };
+  if (first === "cron") return { ok: false, reason: "cron_session" };
+  if (first === "openai") return { ok: false, reason: "anonymous_http_session" };
+  if (first === "openai-user" && second && identity.rest.length === 2)
+    return forUser(canonical("openai-user", second));
+  if (first === "direct" && second && identity.rest.length === 2)
+    return forUser(canonical(undefined, second));
+  if (first && second === "direct" && third && identity.rest.length === 3)
+    return forUser(canonical(first, third));
+  if (first && second && third === "direct" && fourth && identity.rest.length === 4) {
+    return forUser(canonical(first, fourth));
+  }
+  if (first && (second === "group" || second === "channel") && third) {
+    // Several people read a group: only a principal that owns nothing private, so only household and
+    // shared knowledge passes Cortex's policy gate.
+    return groupSessions === "household"
+      ? forUser(`${first}:${second}:${third}`)
+      : { ok: false, reason: "group_session" };
+  }
+  return { ok: false, reason: "unrecognised_session_key" };
+}

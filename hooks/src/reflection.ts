@@ -1,0 +1,173 @@
+import { z } from "zod";
+import type { Principal } from "./principal.js";
+
+/**
+ * Reflection (seed 000 §4.6): after a user-visible turn, a background run reads the interaction delta and
+ * emits a structured delta for Cortex /reflect. This module is the pure part: the job, the prompt, and the
+ * validation of what the model wrote.
+ */
+
+export const ReflectionJobSchema = z.strictObject({
+  jobId: z.string().min(1),
+  principal: z.strictObject({ userId: z.string(), householdId: z.string().optional(), agentId: z.string() }),
+  sessionKey: z.string(),
+  runId: z.string().optional(),
+  /** The turn's text, oldest first, already cut to the configured size. */
+  interaction: z.string(),
+  createdAt: z.string(),
+});
+
+export type ReflectionJob = z.infer<typeof ReflectionJobSchema>;
+
+const statement = z.string().trim().min(3).max(500);
+
+/** What the reflection model must produce; anything else is rejected, never half-applied. */
+export const ReflectionDeltaSchema = z.strictObject({
+  items: z
+    .array(
+      z.strictObject({
+        kind: z.enum(["fact", "preference", "constraint", "decision", "correction"]),
+        statement,
+        confidence: z.number().min(0).max(1).optional(),
+      }),
+    )
+    .max(20)
+    .default([]),
+  confidenceAdjustments: z
+    .array(z.strictObject({ statement, direction: z.enum(["up", "down"]) }))
+    .max(20)
+    .default([]),
+  candidateDimensions: z
+    .array(
+      z.strictObject({ name: z.string().trim().min(1).max(64), value: z.string().trim().min(1).max(200) }),
+    )
+    .max(20)
+    .default([]),
+});
+
+export type ReflectionDelta = z.infer<typeof ReflectionDeltaSchema>;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function messageText(message: Record<string, unknown>): string {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((block): block is { type: "text"; text: string } => isRecord(block) && block.type === "text")
+    .map((block) => String(block.text))
+    .join("\n");
+}
+
+/**
+ * The last exchange of a run as plain text: from the last user message to the end, user and assistant text
+ * only (tool results are captured separately), cut from the front to `maxChars`.
+ */
+export function interactionDelta(messages: readonly unknown[], maxChars: number): string {
+  const records = messages.filter(isRecord);
+  let start = records.length - 1;
+  while (start > 0 && records[start]?.role !== "user") start -= 1;
+  const lines = records
+    .slice(Math.max(start, 0))
+    .filter((message) => message.role === "user" || message.role === "assistant")
+    .map((message) => `${message.role === "user" ? "User" : "Assistant"}: ${messageText(message).trim()}`)
+    .filter((line) => !line.endsWith(":"));
+  const text = lines.join("\n");
+  return text.length > maxChars ? text.slice(text.length - maxChars) : text;
+}
+
+export function buildReflectionJob(params: {
+  jobId: string;
+  principal: Principal;
+  sessionKey: string;
+  runId?: string;
+  messages: readonly unknown[];
+  maxChars: number;
+  now: Date;
+}): ReflectionJob | undefined {
+  const interaction = interactionDelta(params.messages, params.maxChars);
+  if (!interaction.includes("User:")) return undefined;
+  return {
+    jobId: params.jobId,
+    principal: params.principal,
+    sessionKey: params.sessionKey,
+    ...(params.runId === undefined ? {} : { runId: params.runId }),
+    interaction,
+    createdAt: params.now.toISOString(),
+  };
+}
+
+export const reflectionInstructions = [
+  "You extract durable knowledge from one finished conversation turn for a long-term memory.",
+  "Keep only what will still matter later: facts about the user or household, preferences, constraints,",
+  "decisions, and corrections of earlier knowledge. Skip small talk, questions and one-off requests.",
+  'Reply with one JSON object and nothing else, shaped like {"items":[{"kind":"fact","statement":"…",',
+  '"confidence":0.8}],"confidenceAdjustments":[],"candidateDimensions":[]}. kind is one of fact,',
+  "preference, constraint, decision, correction. Use an empty items list when nothing is worth keeping.",
+].join("\n");
+
+export function reflectionMessage(job: ReflectionJob): string {
+  return [
+    reflectionInstructions,
+    "",
+    "<<<turn",
+    job.interaction.replaceAll("<<<turn", "<<turn").replaceAll("turn>>>", "turn>>"),
+    "turn>>>",
+  ].join("\n");
+}
+
+/** The first balanced JSON object in a model reply (code fences and chatter around it are ignored). */
+export function extractJsonObject(text: string): unknown {
+  for (let start = text.indexOf("{"); start >= 0; start = text.indexOf("{", start + 1)) {
+    let depth = 0;
+    let inString = false;
+    for (let index = start; index < text.length; index += 1) {
+      const char = text[index];
+      if (inString) {
+        if (char === "\\") index += 1;
+        else if (char === '"') inString = false;
+      } else if (char === '"') inString = true;
+      else if (char === "{") depth += 1;
+      else if (char === "}") {
+        depth -= 1;
+        if (depth === 0) {
+          try {
+            return JSON.parse(text.slice(start, index + 1));
+          } catch {
+            break;
+          }
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+export type ParsedDelta = { ok: true; delta: ReflectionDelta } | { ok: false; error: string };
+
+export function parseReflectionReply(reply: string): ParsedDelta {
+  const json = extractJsonObject(reply);
+  if (json === undefined) return { ok: false, error: "no JSON object in the reflection reply" };
+  const result = ReflectionDeltaSchema.safeParse(json);
+  if (!result.success) {
+    return {
+      ok: false,
+      error: result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "),
+    };
+  }
+  return { ok: true, delta: result.data };
+}
+
+/** The assistant's last text in a session's messages: the reflection run's answer. */
+export function lastAssistantText(messages: readonly unknown[]): string | undefined {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (isRecord(message) && message.role === "assistant") {
+      const text = messageText(message).trim();
+      if (text !== "") return text;
+    }
+  }
+  return undefined;
+}

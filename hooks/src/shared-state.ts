@@ -1,0 +1,81 @@
+import type { RetrieveResponse } from "./cortex-contract.js";
+import type { DurableQueue } from "./durable-queue.js";
+import type { EscalationDecision } from "./escalation.js";
+import { type Counters, emptyCounters } from "./metrics.js";
+
+/**
+ * State shared by every plugin instance in the gateway process. OpenClaw calls register() several times,
+ * each on a fresh evaluation of this module ("full" for services, "discovery" instances for the turn hooks;
+ * research note openclaw-hooks.md §1), so module variables are not shared: this lives on globalThis under a
+ * versioned symbol. Only plain data and objects whose methods need no `instanceof` go here.
+ */
+
+export type RetrieveOutcome =
+  | { status: "ok"; bundle: RetrieveResponse }
+  | { status: "failed"; reason: "timeout" | "error"; message: string };
+
+/** A retrieval started in before_model_resolve and consumed by before_prompt_build of the same run. */
+export interface PrefetchEntry {
+  startedAt: number;
+  outcome: Promise<RetrieveOutcome>;
+  decision?: EscalationDecision;
+}
+
+export interface ServiceHandles {
+  stop: () => Promise<void>;
+}
+
+export interface SharedState {
+  counters: Counters;
+  prefetch: Map<string, PrefetchEntry>;
+  /** Estimated transcript tokens per session, as of its last prompt build (for context pressure). */
+  transcriptTokens: Map<string, number>;
+  queues: Map<string, DurableQueue<unknown>>;
+  reflectionAttempts: Map<string, number>;
+  service?: ServiceHandles;
+}
+
+const stateKey = Symbol.for("remram.hooks.shared-state.v1");
+const prefetchTtlMs = 120_000;
+const maxTrackedSessions = 10_000;
+
+export function sharedState(): SharedState {
+  const holder = globalThis as { [stateKey]?: SharedState };
+  holder[stateKey] ??= {
+    counters: emptyCounters(),
+    prefetch: new Map(),
+    transcriptTokens: new Map(),
+    queues: new Map(),
+    reflectionAttempts: new Map(),
+  };
+  return holder[stateKey];
+}
+
+/** Forget prefetches nobody consumed (a run that failed between the two hooks). */
+export function sweepPrefetch(state: SharedState, now: number): void {
+  for (const [key, entry] of state.prefetch) {
+    if (now - entry.startedAt > prefetchTtlMs) state.prefetch.delete(key);
+  }
+}
+
+export function rememberTranscriptTokens(state: SharedState, sessionKey: string, tokens: number): void {
+  state.transcriptTokens.delete(sessionKey);
+  state.transcriptTokens.set(sessionKey, tokens);
+  if (state.transcriptTokens.size > maxTrackedSessions) {
+    const oldest = state.transcriptTokens.keys().next().value;
+    if (oldest !== undefined) state.transcriptTokens.delete(oldest);
+  }
+}
+
+/** One DurableQueue per directory for the whole process, whichever instance asks first creates it. */
+export function sharedQueue<T>(
+  state: SharedState,
+  directory: string,
+  create: () => DurableQueue<T>,
+): DurableQueue<T> {
+  const existing = state.queues.get(directory);
+  if (existing !== undefined) return existing as DurableQueue<T>;
+  const queue = create();
+  state.queues.set(directory, queue as DurableQueue<unknown>);
+  return queue;
+}
