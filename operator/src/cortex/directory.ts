@@ -3,6 +3,7 @@
  * runs outside the cluster) and the token from the appliance's token Secret.
  */
 
+import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { childName, cortexTokenKey, serviceUrl } from "../appliance/children.js";
 import type { Cache } from "../appliance/reconciler.js";
 import type { KubeObject } from "../runtime/kube-client.js";
@@ -10,7 +11,7 @@ import { CortexClient, CortexUnavailableError } from "./client.js";
 
 export interface CortexDirectoryOptions {
   secrets: Cache<KubeObject>;
-  appliances: Cache<KubeObject & { spec?: { cortex?: { tokenSecretRef?: { name: string; key: string } } } }>;
+  appliances: Cache<KubeObject & { spec?: unknown }>;
   /** Reads a Secret that is not in the operator's cache (a user-provided token Secret). */
   readSecret: (namespace: string, name: string) => Promise<KubeObject | undefined>;
   cortexUrl?: (appliance: { name: string; namespace: string }) => string;
@@ -25,7 +26,8 @@ export class CortexDirectory {
     if (appliance === undefined) {
       throw new CortexUnavailableError(`RemramAppliance ${namespace}/${applianceName} does not exist`);
     }
-    const reference = appliance.spec?.cortex?.tokenSecretRef;
+    const parsed = remramApplianceSpec.safeParse(appliance.spec ?? {});
+    const reference = parsed.success ? parsed.data.cortex.tokenSecretRef : undefined;
     const secretName = reference?.name ?? childName(applianceName, "cortex-token");
     const key = reference?.key ?? cortexTokenKey;
     const secret =

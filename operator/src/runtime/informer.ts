@@ -18,7 +18,7 @@ import type { KubeClient } from "./kube-client.js";
 
 export type InformerEvent = "add" | "update" | "delete";
 
-export interface InformerOptions<T extends KubernetesObject> {
+export interface InformerOptions<T> {
   /** Display name for logs and metrics, e.g. "deployments". */
   name: string;
   /** Collection path, e.g. /apis/apps/v1/deployments (all namespaces). */
@@ -32,8 +32,12 @@ export interface InformerOptions<T extends KubernetesObject> {
 
 const restartBackoff: BackoffConfig = { baseDelayMs: 500, maxDelayMs: 30_000 };
 
-export class Informer<T extends KubernetesObject> {
-  private readonly listWatch: ListWatch<T>;
+/**
+ * The watch hands over plain JSON (timestamps are strings), so the cache is typed by the caller's own object
+ * shape rather than client-node's generated classes.
+ */
+export class Informer<T extends { metadata?: { name?: string; namespace?: string } }> {
+  private readonly listWatch: ListWatch<KubernetesObject>;
   private readonly clock: Clock;
   private readonly backoff: BackoffConfig;
   private restartTimer: TimerHandle | undefined;
@@ -51,16 +55,16 @@ export class Informer<T extends KubernetesObject> {
   ) {
     this.clock = options.clock ?? systemClock;
     this.backoff = options.backoff ?? restartBackoff;
-    const list = (): Promise<KubernetesListObject<T>> =>
+    const list = (): Promise<KubernetesListObject<KubernetesObject>> =>
       client
-        .send<KubernetesListObject<T>>("GET", options.path, {
+        .send<KubernetesListObject<KubernetesObject>>("GET", options.path, {
           query: { labelSelector: options.labelSelector },
         })
         .then((result) => ({ ...result, items: result.items ?? [] }));
-    this.listWatch = new ListWatch<T>(options.path, new Watch(config), list, false, options.labelSelector);
-    this.listWatch.on("add", (object) => options.onEvent(object, "add"));
-    this.listWatch.on("update", (object) => options.onEvent(object, "update"));
-    this.listWatch.on("delete", (object) => options.onEvent(object, "delete"));
+    this.listWatch = new ListWatch(options.path, new Watch(config), list, false, options.labelSelector);
+    this.listWatch.on("add", (object) => options.onEvent(object as unknown as T, "add"));
+    this.listWatch.on("update", (object) => options.onEvent(object as unknown as T, "update"));
+    this.listWatch.on("delete", (object) => options.onEvent(object as unknown as T, "delete"));
     this.listWatch.on("error", (error) => this.scheduleRestart(error));
   }
 
@@ -82,11 +86,11 @@ export class Informer<T extends KubernetesObject> {
   }
 
   get(namespace: string | undefined, name: string): T | undefined {
-    return this.listWatch.get(name, namespace);
+    return this.listWatch.get(name, namespace) as unknown as T | undefined;
   }
 
   list(namespace?: string): readonly T[] {
-    return this.listWatch.list(namespace);
+    return this.listWatch.list(namespace) as unknown as T[];
   }
 
   private async runOnce(): Promise<void> {

@@ -1,0 +1,71 @@
+/** The operator's settings, from its environment (the chart sets them); validated once at start. */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import type { OperatorImages } from "./appliance/children.js";
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Defaults follow hack/versions.env; the chart overrides them with the images it ships. */
+export const defaultImages: OperatorImages = {
+  opensearch: "opensearchproject/opensearch:2.19.5",
+  ollama: "ollama/ollama:0.24.0",
+  cortex: "remram/cortex:0.1.0",
+  gateway: "remram/openclaw-gateway:2026.9.6",
+  hooks: "remram/hooks:0.1.0",
+  devicePlugin: "nvidia/k8s-device-plugin:v0.17.0",
+};
+
+const settings = z.object({
+  POD_NAME: z.string().min(1).default("remram-operator-local"),
+  POD_NAMESPACE: z.string().min(1).default("remram-system"),
+  REMRAM_PROFILES_DIR: z.string().min(1).optional(),
+  REMRAM_PROBE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  REMRAM_RESYNC_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  REMRAM_IMAGE_OPENSEARCH: z.string().min(1).default(defaultImages.opensearch),
+  REMRAM_IMAGE_OLLAMA: z.string().min(1).default(defaultImages.ollama),
+  REMRAM_IMAGE_CORTEX: z.string().min(1).default(defaultImages.cortex),
+  REMRAM_IMAGE_GATEWAY: z.string().min(1).default(defaultImages.gateway),
+  REMRAM_IMAGE_HOOKS: z.string().min(1).default(defaultImages.hooks),
+  REMRAM_IMAGE_DEVICE_PLUGIN: z.string().min(1).default(defaultImages.devicePlugin),
+});
+
+export interface OperatorSettings {
+  identity: string;
+  namespace: string;
+  profilesDir: string;
+  probePort: number;
+  resyncMs: number;
+  logLevel: string;
+  images: OperatorImages;
+}
+
+/** The profiles ship in the image at /etc/remram/hardware-profiles; from a checkout they are in the repo root. */
+function defaultProfilesDir(): string {
+  const inImage = "/etc/remram/hardware-profiles";
+  return existsSync(inImage) ? inImage : join(packageDir, "..", "hardware-profiles");
+}
+
+export function loadSettings(env: NodeJS.ProcessEnv): OperatorSettings {
+  const parsed = settings.safeParse(env);
+  if (!parsed.success) throw new Error(`invalid operator settings: ${z.prettifyError(parsed.error)}`);
+  const value = parsed.data;
+  return {
+    identity: value.POD_NAME,
+    namespace: value.POD_NAMESPACE,
+    profilesDir: value.REMRAM_PROFILES_DIR ?? defaultProfilesDir(),
+    probePort: value.REMRAM_PROBE_PORT,
+    resyncMs: value.REMRAM_RESYNC_SECONDS * 1000,
+    logLevel: value.LOG_LEVEL,
+    images: {
+      opensearch: value.REMRAM_IMAGE_OPENSEARCH,
+      ollama: value.REMRAM_IMAGE_OLLAMA,
+      cortex: value.REMRAM_IMAGE_CORTEX,
+      gateway: value.REMRAM_IMAGE_GATEWAY,
+      hooks: value.REMRAM_IMAGE_HOOKS,
+      devicePlugin: value.REMRAM_IMAGE_DEVICE_PLUGIN,
+    },
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * The operator process without its entry point: informers that only enqueue keys, one controller per kind, Lease
+ * leader election (only the leader reconciles), probes and metrics, and an orderly stop. main.ts runs it in the
+ * cluster; integration tests run it in-process against the test bed's API server.
+ */
+
+import type { Server } from "node:http";
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import { buildCrd, crdRevisionAnnotation } from "./api/crd.js";
+import { allKinds } from "./api/v1alpha1/index.js";
+import { applianceLabel, managedBy, type OperatorImages } from "./appliance/children.js";
+import type { HardwareProfile, NodeLike, ProfileName } from "./appliance/hardware-profiles.js";
+import { ModelPuller } from "./appliance/model-puller.js";
+import { ApplianceReconciler, type PodLike, type RemramAppliance } from "./appliance/reconciler.js";
+import { type ArtifactProposalObject, ArtifactProposalReconciler } from "./artifact-proposal/reconciler.js";
+import { CortexDirectory } from "./cortex/directory.js";
+import { type DimensionPolicyObject, DimensionPolicyReconciler } from "./dimension-policy/reconciler.js";
+import { type DreamScheduleObject, DreamScheduleReconciler } from "./dream-schedule/reconciler.js";
+import { Controller, type Reconcile } from "./runtime/controller.js";
+import { EventRecorder } from "./runtime/events.js";
+import { Informer } from "./runtime/informer.js";
+import { KubeClient, type KubeObject } from "./runtime/kube-client.js";
+import { LeaderElector } from "./runtime/leader-election.js";
+import { OperatorMetrics } from "./runtime/metrics.js";
+import { controllerOwnerKey, objectKey } from "./runtime/owner.js";
+import { startProbeServer } from "./runtime/probes.js";
+
+export interface OperatorOptions {
+  kubeConfig: KubeConfig;
+  log: Logger;
+  /** Pod name: the Lease holder identity and the Events' reportingInstance. */
+  identity: string;
+  /** Namespace of the leader-election Lease. */
+  leaseNamespace: string;
+  leaseName?: string;
+  images: OperatorImages;
+  profiles: ReadonlyMap<ProfileName, HardwareProfile>;
+  /** 0 = no probe server (tests); else /healthz, /readyz and /metrics on this port. */
+  probePort?: number;
+  resyncMs?: number;
+  /** How the operator reaches an appliance's Ollama and Cortex; cluster DNS by default. */
+  ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
+  cortexUrl?: (appliance: { name: string; namespace: string }) => string;
+  fetchImpl?: typeof fetch;
+  now?: () => number;
+}
+
+export interface RunningOperator {
+  client: KubeClient;
+  metrics: OperatorMetrics;
+  controllers: readonly Controller[];
+  isLeader(): boolean;
+  /** Stop intake, finish in-flight reconciles, release the Lease. */
+  stop(): Promise<void>;
+  /** Resolves when leadership is lost (the process should exit so a fresh start re-campaigns). */
+  lostLeadership: Promise<void>;
+}
+
+const group = "/apis/remram.io/v1alpha1";
+const managedSelector = `app.kubernetes.io/managed-by=${managedBy}`;
+const applianceVersion = "remram.io/v1alpha1";
+
+/** Ask the API server who we are (authentication.k8s.io/v1 SelfSubjectReview). */
+async function whoAmI(client: KubeClient): Promise<string> {
+  const review = await client.create<{ status?: { userInfo?: { username?: string } } }>(
+    "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+    { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
+  );
+  const username = review.status?.userInfo?.username;
+  if (!username) throw new Error("SelfSubjectReview returned no username");
+  return username;
+}
+
+export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
+  const { log, kubeConfig } = options;
+  const now = options.now ?? Date.now;
+  const metrics = new OperatorMetrics();
+  const client = new KubeClient(kubeConfig, {
+    observer: (method, code, host) => metrics.restRequests.inc({ method, code: String(code), host }),
+  });
+  const events = new EventRecorder(client, options.identity, log, now);
+  const operatorUsername = await whoAmI(client);
+  const controllers = new Map<string, Controller>();
+  const enqueue = (controller: string, key: string | undefined): void => {
+    if (key !== undefined) controllers.get(controller)?.enqueue(key);
+  };
+  const informers: Informer<KubeObject>[] = [];
+  const informer = <T extends KubeObject>(
+    name: string,
+    path: string,
+    onEvent: (object: T) => void,
+    labelSelector?: string,
+  ): Informer<T> => {
+    const created = new Informer<T>(kubeConfig, client, {
+      name,
+      path,
+      ...(labelSelector ? { labelSelector } : {}),
+      onEvent,
+      onError: (error, restartInMs) => {
+        metrics.informerRestarts.inc({ resource: name });
+        log.warn({ resource: name, restartInMs, err: error }, "watch failed; restarting");
+      },
+    });
+    informers.push(created as unknown as Informer<KubeObject>);
+    return created;
+  };
+  const keyOf = (object: KubeObject) => objectKey(object.metadata.namespace, object.metadata.name);
+
+  // Primary kinds: an event enqueues the object's own key.
+  const appliances = informer<RemramAppliance>("remramappliances", `${group}/remramappliances`, (object) =>
+    enqueue("appliance", keyOf(object)),
+  );
+  const schedules = informer<DreamScheduleObject>("dreamschedules", `${group}/dreamschedules`, (object) =>
+    enqueue("dreamschedule", keyOf(object)),
+  );
+  const policies = informer<DimensionPolicyObject>(
+    "dimensionpolicies",
+    `${group}/dimensionpolicies`,
+    (object) => enqueue("dimensionpolicy", keyOf(object)),
+  );
+  const proposals = informer<ArtifactProposalObject>(
+    "artifactproposals",
+    `${group}/artifactproposals`,
+    (object) => enqueue("artifactproposal", keyOf(object)),
+  );
+  // Nodes change GPU availability and the auto profile of every appliance.
+  const nodes = informer<KubeObject & NodeLike>("nodes", "/api/v1/nodes", () => {
+    for (const appliance of appliances.list()) enqueue("appliance", keyOf(appliance));
+  });
+  // Owned children map back to their appliance through the controller ownerReference.
+  const toOwner = (object: KubeObject) =>
+    enqueue("appliance", controllerOwnerKey(object, applianceVersion, "RemramAppliance"));
+  const childPaths: Record<string, string> = {
+    Deployment: "/apis/apps/v1/deployments",
+    StatefulSet: "/apis/apps/v1/statefulsets",
+    Service: "/api/v1/services",
+    Secret: "/api/v1/secrets",
+    PersistentVolumeClaim: "/api/v1/persistentvolumeclaims",
+    NetworkPolicy: "/apis/networking.k8s.io/v1/networkpolicies",
+  };
+  const children = new Map<string, Informer<KubeObject>>();
+  for (const [kind, path] of Object.entries(childPaths)) {
+    // Retained PVCs carry no ownerReference: map them by the appliance label instead.
+    const onEvent =
+      kind === "PersistentVolumeClaim"
+        ? (object: KubeObject) => {
+            const appliance = object.metadata.labels?.[applianceLabel];
+            if (appliance) enqueue("appliance", objectKey(object.metadata.namespace, appliance));
+          }
+        : toOwner;
+    children.set(kind, informer(kind.toLowerCase(), path, onEvent, managedSelector));
+  }
+  const pods = informer<KubeObject & PodLike>(
+    "pods",
+    "/api/v1/pods",
+    (object) => {
+      const appliance = object.metadata.labels?.[applianceLabel];
+      if (appliance) enqueue("appliance", objectKey(object.metadata.namespace, appliance));
+    },
+    `${managedSelector},app.kubernetes.io/name=opensearch`,
+  );
+
+  const cortex = new CortexDirectory({
+    secrets: children.get("Secret") as Informer<KubeObject>,
+    appliances,
+    readSecret: (namespace, name) =>
+      client.get<KubeObject>(`/api/v1/namespaces/${namespace}/secrets/${name}`),
+    ...(options.cortexUrl ? { cortexUrl: options.cortexUrl } : {}),
+    ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+  });
+  const applianceReconciler = new ApplianceReconciler({
+    client,
+    appliances,
+    nodes,
+    children: (kind) => children.get(kind),
+    pods,
+    events,
+    profiles: options.profiles,
+    images: options.images,
+    models: new ModelPuller(options.fetchImpl),
+    ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
+    now,
+    log,
+  });
+  const dreamReconciler = new DreamScheduleReconciler({
+    client,
+    schedules,
+    proposals,
+    cortex,
+    events,
+    metrics,
+    operatorUsername: () => operatorUsername,
+    now,
+    enqueue: (key) => enqueue("dreamschedule", key),
+    log,
+  });
+  const policyReconciler = new DimensionPolicyReconciler({ client, policies, cortex, events, now, log });
+  const proposalReconciler = new ArtifactProposalReconciler({
+    client,
+    proposals,
+    cortex,
+    events,
+    metrics,
+    now,
+    log,
+  });
+
+  const controller = (name: string, reconcile: Reconcile, cache: Informer<KubeObject>): Controller => {
+    const created = new Controller({
+      name,
+      reconcile,
+      listKeys: () => cache.list().map(keyOf),
+      metrics,
+      log: log.child({ controller: name }),
+      ...(options.resyncMs !== undefined ? { resyncMs: options.resyncMs } : {}),
+    });
+    controllers.set(name, created);
+    return created;
+  };
+  const asCache = <T>(cache: Informer<T & KubeObject>) => cache as unknown as Informer<KubeObject>;
+  controller("appliance", (key) => applianceReconciler.reconcile(key), asCache(appliances));
+  controller("dreamschedule", (key) => dreamReconciler.reconcile(key), asCache(schedules));
+  controller("dimensionpolicy", (key) => policyReconciler.reconcile(key), asCache(policies));
+  controller("artifactproposal", (key) => proposalReconciler.reconcile(key), asCache(proposals));
+
+  await Promise.all(informers.map((each) => each.start()));
+
+  const expectedRevisions = new Map(
+    allKinds.map((kind) => {
+      const crd = buildCrd(kind) as { metadata: { name: string; annotations: Record<string, string> } };
+      return [crd.metadata.name, crd.metadata.annotations[crdRevisionAnnotation]];
+    }),
+  );
+  let probeServer: Server | undefined;
+  if (options.probePort !== undefined && options.probePort > 0) {
+    probeServer = await startProbeServer({
+      port: options.probePort,
+      registry: metrics.registry,
+      readiness: {
+        caches: () => {
+          const unsynced = informers.filter((each) => !each.hasSynced()).length;
+          return unsynced === 0 ? undefined : `${unsynced} caches not synced`;
+        },
+        crds: async () => {
+          for (const [name, revision] of expectedRevisions) {
+            const crd = await client.get<KubeObject>(
+              `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+            );
+            const served = crd?.metadata.annotations?.[crdRevisionAnnotation];
+            if (served !== revision)
+              return `${name} is at revision ${served ?? "none"}, expected ${revision}`;
+          }
+          return undefined;
+        },
+      },
+    });
+  }
+
+  let signalLost: () => void = () => {};
+  const lostLeadership = new Promise<void>((resolve) => {
+    signalLost = resolve;
+  });
+  const leaseName = options.leaseName ?? "remram-operator";
+  const elector = new LeaderElector({
+    client,
+    namespace: options.leaseNamespace,
+    name: leaseName,
+    identity: options.identity,
+    log,
+    onStartedLeading: () => {
+      metrics.leaderStatus.set({ name: leaseName }, 1);
+      for (const each of controllers.values()) each.start();
+    },
+    onStoppedLeading: () => {
+      metrics.leaderStatus.set({ name: leaseName }, 0);
+      signalLost();
+    },
+  });
+  metrics.leaderStatus.set({ name: leaseName }, 0);
+  elector.start();
+
+  return {
+    client,
+    metrics,
+    controllers: [...controllers.values()],
+    isLeader: () => elector.isLeader(),
+    lostLeadership,
+    async stop() {
+      await Promise.all([...controllers.values()].map((each) => each.stop()));
+      await Promise.all(informers.map((each) => each.stop()));
+      await elector.stop();
+      metrics.leaderStatus.set({ name: leaseName }, 0);
+      await new Promise<void>((resolve) => (probeServer ? probeServer.close(() => resolve()) : resolve()));
+    },
+  };
+}
