@@ -21,9 +21,9 @@ const domainPolicy = z.strictObject({
   policy: z.enum(["local-only", "prefer-cloud"]),
 });
 
-export const PluginConfigSchema = z.object({
+export const PluginConfigSchema = z.strictObject({
   cortex: z
-    .object({
+    .strictObject({
       url: z
         .string()
         .regex(/^https?:\/\/[^\s]+$/, "an http(s) URL")
@@ -38,7 +38,7 @@ export const PluginConfigSchema = z.object({
     })
     .prefault({}),
   injection: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       /** Upper bound of the injected block, in estimated tokens; also sent to Cortex as the budget. */
       tokenCeiling: z.int().min(64).max(32_000).default(1_200),
@@ -48,7 +48,7 @@ export const PluginConfigSchema = z.object({
     })
     .prefault({}),
   principals: z
-    .object({
+    .strictObject({
       householdId: z.string().min(1).max(200).optional(),
       /** "<channel>:<peer>" or "<peer>" (as in the session key) → canonical user id; mirrors session.identityLinks. */
       identities: z.record(z.string().min(1).max(300), z.string().min(1).max(200)).default({}),
@@ -57,7 +57,7 @@ export const PluginConfigSchema = z.object({
     })
     .prefault({}),
   escalation: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       local: modelRef.extend({ contextWindow: z.int().min(512).max(10_000_000).default(8_192) }).optional(),
       cloud: modelRef.optional(),
@@ -68,7 +68,7 @@ export const PluginConfigSchema = z.object({
       reservedOutputTokens: z.int().min(0).max(100_000).default(512),
       complexityThreshold: z.int().min(1).max(100).default(4),
       directives: z
-        .object({
+        .strictObject({
           local: z.array(z.string().min(1).max(40)).max(20).default(["/local", "#local"]),
           cloud: z.array(z.string().min(1).max(40)).max(20).default(["/cloud", "#cloud", "/escalate"]),
         })
@@ -79,7 +79,7 @@ export const PluginConfigSchema = z.object({
     })
     .prefault({}),
   capture: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       /** Tool output text beyond this is cut (the transcript keeps the full result). */
       maxTextChars: z.int().min(256).max(1_000_000).default(16_000),
@@ -87,7 +87,7 @@ export const PluginConfigSchema = z.object({
     })
     .prefault({}),
   queue: z
-    .object({
+    .strictObject({
       /** Directory of the durable queue; default `<OpenClaw state dir>/remram-hooks/queue`. */
       path: z.string().min(1).max(1024).optional(),
       maxItems: z.int().min(10).max(1_000_000).default(10_000),
@@ -100,7 +100,7 @@ export const PluginConfigSchema = z.object({
     })
     .prefault({}),
   reflection: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       /** The interaction delta handed to the reflection run is cut to this many characters. */
       maxTranscriptChars: z.int().min(500).max(200_000).default(8_000),
@@ -109,7 +109,7 @@ export const PluginConfigSchema = z.object({
     })
     .prefault({}),
   metrics: z
-    .object({
+    .strictObject({
       /** http: Prometheus text at http://<host>:<port>/metrics from the plugin service. off: none. */
       mode: z.enum(["http", "off"]).default("http"),
       host: z.string().min(1).max(255).default("127.0.0.1"),
