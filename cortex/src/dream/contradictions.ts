@@ -1,0 +1,244 @@
+import { createHash } from "node:crypto";
+import {
+  isLive,
+  type MaturingObject,
+  normaliseClaimPart,
+  sameScope,
+  scopeKey,
+} from "../reflect/knowledge.js";
+import { compareClaims } from "../reflect/match.js";
+
+/**
+ * Contradiction detection and resolution by evidence (seed 000 §5.7). Detection is deterministic: claim
+ * conflicts by structure, semantic opposites by embedding neighbourhood plus negation polarity. Nothing is
+ * deleted; a loser's validity ends and it is linked to the winner, and what evidence cannot decide goes to a
+ * person as a review item.
+ */
+
+/** Two objects whose embeddings are near each other, with their cosine similarity (from k-NN). */
+export interface SimilarPair {
+  aId: string;
+  bId: string;
+  similarity: number;
+}
+
+export interface Contradiction {
+  kind: "claim" | "opposite";
+  /** The two object ids, sorted. */
+  ids: readonly [string, string];
+}
+
+export interface ContradictionOptions {
+  /** Only near neighbours at or above this cosine are checked for opposite polarity. */
+  oppositeSimilarity: number;
+  /** Share of content words two statements must have in common to count as the same statement. */
+  oppositeOverlap: number;
+  multiValuedPredicates: readonly string[];
+  /**
+   * The newer object wins when its confidence is at least the older one's minus this margin: a newer statement
+   * may be somewhat less established, not much less. Outside the margin the pair goes to review.
+   */
+  recencyMargin: number;
+}
+
+export const defaultContradictionOptions: ContradictionOptions = {
+  oppositeSimilarity: 0.8,
+  oppositeOverlap: 0.8,
+  multiValuedPredicates: [],
+  recencyMargin: 0.25,
+};
+
+const negators = new Set(["not", "no", "never", "nothing", "nobody", "nowhere", "neither", "nor", "without"]);
+/** Negative member → positive member; either side of a pair flips polarity relative to the other. */
+const antonyms: Record<string, string> = {
+  dislike: "like",
+  disliked: "liked",
+  hate: "love",
+  hated: "loved",
+  avoid: "prefer",
+  avoided: "preferred",
+  disable: "enable",
+  disabled: "enabled",
+  forbid: "allow",
+  forbidden: "allowed",
+  disallow: "allow",
+  disallowed: "allowed",
+  ban: "allow",
+  banned: "allowed",
+  exclude: "include",
+  excluded: "included",
+  reject: "accept",
+  rejected: "accepted",
+  false: "true",
+  off: "on",
+  stop: "start",
+};
+/** Words that carry neither content nor polarity here ("always" is only the positive of the negator "never"). */
+const fillers = new Set([
+  "always",
+  "a",
+  "an",
+  "the",
+  "do",
+  "does",
+  "did",
+  "is",
+  "are",
+  "was",
+  "were",
+  "am",
+  "be",
+  "to",
+  "should",
+]);
+
+function stem(word: string): string {
+  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
+  return word;
+}
+
+/** A statement's content words (stemmed, antonyms folded onto one side) and its polarity (true = negated). */
+export function polarityReading(statement: string): { words: Set<string>; negated: boolean } {
+  const tokens = statement
+    .toLowerCase()
+    .replace(/n['’]t\b/g, " not")
+    .replace(/\bcannot\b/g, "can not")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((t) => t.length > 0);
+  let negated = false;
+  const words = new Set<string>();
+  for (const token of tokens) {
+    if (negators.has(token)) {
+      negated = !negated;
+      continue;
+    }
+    if (fillers.has(token)) continue;
+    const word = stem(token);
+    const positive = antonyms[word];
+    if (positive !== undefined) {
+      negated = !negated;
+      words.add(positive);
+    } else if (!fillers.has(word)) {
+      words.add(word);
+    }
+  }
+  return { words, negated };
+}
+
+/** Whether two statements say the same thing with opposite polarity ("likes X" vs "does not like X"). */
+export function areOpposites(
+  a: string,
+  b: string,
+  minOverlap = defaultContradictionOptions.oppositeOverlap,
+): boolean {
+  const ra = polarityReading(a);
+  const rb = polarityReading(b);
+  if (ra.negated === rb.negated || ra.words.size === 0 || rb.words.size === 0) return false;
+  const shared = [...ra.words].filter((w) => rb.words.has(w)).length;
+  const union = new Set([...ra.words, ...rb.words]).size;
+  return shared / union >= minOverlap;
+}
+
+function pairIds(a: string, b: string): readonly [string, string] {
+  return a < b ? [a, b] : [b, a];
+}
+
+/**
+ * Contradictions among live objects. With `changedSince`, only pairs in which at least one object changed
+ * after that time are reported (dream's incremental pass); unchanged pairs were settled by an earlier cycle.
+ */
+export function detectContradictions(
+  objects: readonly MaturingObject[],
+  pairs: readonly SimilarPair[],
+  changedSince: string | undefined,
+  options: ContradictionOptions = defaultContradictionOptions,
+): Contradiction[] {
+  const live = objects.filter(isLive);
+  const byId = new Map(live.map((o) => [o.id, o]));
+  const changed = (o: MaturingObject): boolean => changedSince === undefined || o.updatedAt > changedSince;
+  const found = new Map<string, Contradiction>();
+
+  const groups = new Map<string, MaturingObject[]>();
+  for (const object of live) {
+    if (!object.claim) continue;
+    const key = `${scopeKey(object.scope)}|${normaliseClaimPart(object.claim.subject)}|${normaliseClaimPart(object.claim.predicate)}`;
+    groups.set(key, [...(groups.get(key) ?? []), object]);
+  }
+  for (const group of groups.values()) {
+    for (let i = 0; i < group.length; i++) {
+      for (let j = i + 1; j < group.length; j++) {
+        const a = group[i] as MaturingObject;
+        const b = group[j] as MaturingObject;
+        if (!a.claim || !b.claim || (!changed(a) && !changed(b))) continue;
+        if (compareClaims(a.claim, b.claim, options.multiValuedPredicates) !== "conflicting") continue;
+        const ids = pairIds(a.id, b.id);
+        found.set(ids.join("|"), { kind: "claim", ids });
+      }
+    }
+  }
+
+  for (const pair of pairs) {
+    if (pair.similarity < options.oppositeSimilarity) continue;
+    const a = byId.get(pair.aId);
+    const b = byId.get(pair.bId);
+    if (!a || !b || a.id === b.id || a.type !== b.type || !sameScope(a.scope, b.scope)) continue;
+    if (!changed(a) && !changed(b)) continue;
+    const ids = pairIds(a.id, b.id);
+    if (found.has(ids.join("|"))) continue;
+    if (areOpposites(a.statement, b.statement, options.oppositeOverlap))
+      found.set(ids.join("|"), { kind: "opposite", ids });
+  }
+  return [...found.values()].sort((x, y) => (x.ids.join("|") < y.ids.join("|") ? -1 : 1));
+}
+
+export type Resolution =
+  | { outcome: "resolved"; winnerId: string; loserId: string; reason: string }
+  | { outcome: "review"; reason: string };
+
+/**
+ * Resolution by evidence: the newer assertion (lastReinforcedAt) wins if it is also strong enough — its
+ * confidence at least the older one's minus `recencyMargin`. Undecidable, and sent to review: assertions at the
+ * same instant, a newer one much weaker than a well-established older one, and any pair where the older object
+ * was already promoted into a reviewed artifact (overturning it silently would leave the artifact stale).
+ */
+export function resolveContradiction(
+  a: MaturingObject,
+  b: MaturingObject,
+  options: ContradictionOptions = defaultContradictionOptions,
+): Resolution {
+  if (a.lastReinforcedAt === b.lastReinforcedAt) {
+    return { outcome: "review", reason: "both were last asserted at the same time" };
+  }
+  const [older, newer] = a.lastReinforcedAt < b.lastReinforcedAt ? [a, b] : [b, a];
+  if (older.promotion === "promoted") {
+    return { outcome: "review", reason: `${older.id} is in a promoted artifact; a person decides` };
+  }
+  if (newer.confidence >= older.confidence - options.recencyMargin) {
+    return {
+      outcome: "resolved",
+      winnerId: newer.id,
+      loserId: older.id,
+      reason: `newer (${newer.lastReinforcedAt}) and confidence ${newer.confidence.toFixed(2)} within ${options.recencyMargin} of ${older.confidence.toFixed(2)}`,
+    };
+  }
+  return {
+    outcome: "review",
+    reason: `newer ${newer.id} (${newer.confidence.toFixed(2)}) is much weaker than older ${older.id} (${older.confidence.toFixed(2)})`,
+  };
+}
+
+export interface ReviewItem {
+  id: string;
+  kind: "contradiction";
+  objectIds: readonly string[];
+  reason: string;
+}
+
+/** Review ids are derived from the objects, so the same open question is one review item across cycles. */
+export function reviewItemId(objectIds: readonly string[]): string {
+  const digest = createHash("sha256")
+    .update([...objectIds].sort().join("\n"))
+    .digest("hex");
+  return `review-${digest.slice(0, 16)}`;
+}

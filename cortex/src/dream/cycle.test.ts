@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import { knowledgeObject } from "../reflect/fixtures.js";
+import type { MaturingObject } from "../reflect/knowledge.js";
+import { type DreamInput, dreamCountNames, dreamReport, planDreamCycle } from "./cycle.js";
+
+const now = "2026-03-01T00:00:00.000Z";
+
+function input(objects: MaturingObject[], overrides: Partial<DreamInput> = {}): DreamInput {
+  return {
+    cycleId: "c1",
+    now,
+    objects,
+    pairs: [],
+    candidateDimensions: [],
+    canonicalDimensions: ["project"],
+    artifacts: new Map(),
+    ...overrides,
+  };
+}
+
+describe("dream cycle plan", () => {
+  const claim = (object: string) => ({ subject: "alice", predicate: "prefers drink", object });
+
+  it("invalidates the older side of a decided contradiction and links both ways", () => {
+    const tea = knowledgeObject({
+      id: "tea",
+      type: "preference",
+      claim: claim("tea"),
+      lastReinforcedAt: "2026-02-01T00:00:00.000Z",
+      updatedAt: "2026-02-01T00:00:00.000Z",
+    });
+    const coffee = knowledgeObject({
+      id: "coffee",
+      type: "preference",
+      claim: claim("coffee"),
+      lastReinforcedAt: "2026-02-20T00:00:00.000Z",
+      updatedAt: "2026-02-20T00:00:00.000Z",
+    });
+    const plan = planDreamCycle(input([tea, coffee]));
+    const byId = new Map(plan.writes.map((o) => [o.id, o]));
+    expect(byId.get("tea")).toMatchObject({
+      state: "invalidated",
+      invalidAt: now,
+      links: [{ relation: "supersededBy", targetId: "coffee" }],
+    });
+    expect(byId.get("coffee")).toMatchObject({
+      state: "active",
+      links: [{ relation: "supersedes", targetId: "tea" }],
+    });
+    expect(plan.counts).toMatchObject({
+      contradictionsDetected: 1,
+      contradictionsResolved: 1,
+      invalidated: 1,
+      reviewItems: 0,
+    });
+  });
+
+  it("turns an undecidable contradiction into a review item and changes neither side", () => {
+    const established = knowledgeObject({
+      id: "a",
+      type: "preference",
+      claim: claim("tea"),
+      confidence: 0.95,
+      lastReinforcedAt: "2026-02-01T00:00:00.000Z",
+    });
+    const weak = knowledgeObject({
+      id: "b",
+      type: "preference",
+      claim: claim("coffee"),
+      confidence: 0.5,
+      lastReinforcedAt: "2026-02-20T00:00:00.000Z",
+    });
+    const plan = planDreamCycle(input([established, weak]));
+    expect(plan.reviewItems).toEqual([
+      expect.objectContaining({ kind: "contradiction", objectIds: ["a", "b"] }),
+    ]);
+    expect(plan.writes.filter((o) => o.state !== "active")).toEqual([]);
+  });
+
+  it("rewards objects that changed since the last cycle and were not contradicted", () => {
+    const fresh = knowledgeObject({
+      id: "k",
+      updatedAt: "2026-02-28T00:00:00.000Z",
+      lastReinforcedAt: "2026-02-28T00:00:00.000Z",
+    });
+    const plan = planDreamCycle(input([fresh], { changedSince: "2026-02-27T00:00:00.000Z" }));
+    expect(plan.counts.survived).toBe(1);
+    expect(plan.writes[0]?.confidence).toBeGreaterThan(fresh.confidence);
+  });
+
+  it("decays and demotes idle weak objects in the sweep", () => {
+    const remark = knowledgeObject({
+      id: "remark",
+      confidence: 0.5,
+      lastReinforcedAt: "2025-12-01T00:00:00.000Z",
+    });
+    const plan = planDreamCycle(input([remark], { changedSince: "2026-02-27T00:00:00.000Z" }));
+    expect(plan.counts).toMatchObject({ decayed: 1, demoted: 1 });
+    expect(plan.writes[0]?.state).toBe("demoted");
+  });
+
+  it("consolidates, promotes dimensions and proposes artifacts, marking sources as proposed", () => {
+    const rule = knowledgeObject({
+      id: "rule",
+      type: "constraint",
+      statement: "Never deploy on Fridays",
+      confidence: 0.85,
+      reinforcementCount: 3,
+      sessionIds: ["s1", "s2", "s3"],
+      lastReinforcedAt: "2026-02-28T00:00:00.000Z",
+    });
+    const plan = planDreamCycle(
+      input([rule], {
+        candidateDimensions: [
+          { name: "garden_zone", occurrences: 4, meanConfidence: 0.8, values: ["north"] },
+        ],
+      }),
+    );
+    expect(plan.counts).toMatchObject({ principlesCreated: 1, dimensionsPromoted: 1, proposalsGenerated: 2 });
+    expect(plan.proposals.map((p) => p.artifactPath)).toEqual([
+      "artifacts/users/alice/constraints.md",
+      "artifacts/users/alice/principles.md",
+    ]);
+    const byId = new Map(plan.writes.map((o) => [o.id, o]));
+    expect(byId.get("rule")?.promotion).toBe("proposed");
+    expect(byId.get("rule")?.links).toEqual([expect.objectContaining({ relation: "evidenceFor" })]);
+  });
+
+  it("is idempotent: planning again over its own writes changes nothing more", () => {
+    const rule = knowledgeObject({
+      id: "rule",
+      type: "constraint",
+      confidence: 0.85,
+      reinforcementCount: 3,
+      sessionIds: ["s1", "s2", "s3"],
+      lastReinforcedAt: "2026-02-28T00:00:00.000Z",
+    });
+    const first = planDreamCycle(input([rule]));
+    const proposals = new Map(first.proposals.map((p) => [p.artifactPath, p.content]));
+    const second = planDreamCycle(input(first.writes, { changedSince: now, artifacts: proposals }));
+    expect(second.writes).toEqual([]);
+    expect(second.proposals).toEqual([]);
+  });
+
+  it("reports every count, full or incremental", () => {
+    const plan = planDreamCycle(input([]));
+    expect(Object.keys(plan.counts).sort()).toEqual([...dreamCountNames].sort());
+    expect(dreamReport(input([]), plan, now)).toMatchObject({ mode: "full", cycleId: "c1" });
+    expect(dreamReport(input([], { changedSince: now }), plan, now).mode).toBe("incremental");
+  });
+});

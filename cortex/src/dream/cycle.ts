@@ -1,0 +1,246 @@
+import {
+  defaultPromotionCriteria,
+  generateProposals,
+  type PromotionCriteria,
+  type ProposalDraft,
+} from "../promote/proposal.js";
+import { applyConfidenceEvent } from "../reflect/confidence.js";
+import { addLink, isLive, type MaturingObject } from "../reflect/knowledge.js";
+import { invalidate } from "../reflect/plan.js";
+import {
+  type ContradictionOptions,
+  defaultContradictionOptions,
+  detectContradictions,
+  type ReviewItem,
+  resolveContradiction,
+  reviewItemId,
+  type SimilarPair,
+} from "./contradictions.js";
+import { type DecayOptions, defaultDecayOptions, sweepDecay } from "./decay.js";
+import {
+  type CandidateDimensionStats,
+  type CandidatePromotionPolicy,
+  type DimensionPromotion,
+  defaultCandidatePromotionPolicy,
+  selectDimensionPromotions,
+} from "./dimensions.js";
+import { consolidatePrinciples, defaultPrincipleOptions, type PrincipleOptions } from "./principles.js";
+
+/**
+ * One dream cycle as a pure plan (seed 000 §4.8, §5.7): contradictions, survival, decay and demotion,
+ * principles, dimension promotions, proposals — in that order, each step seeing the previous one's writes.
+ * The shell loads the inputs, applies the plan and stores the report.
+ */
+
+export interface DreamOptions {
+  contradictions: ContradictionOptions;
+  decay: DecayOptions;
+  principles: PrincipleOptions;
+  dimensionPolicy: CandidatePromotionPolicy;
+  promotion: PromotionCriteria;
+  artifactsDir: string;
+  maxProposals: number;
+}
+
+export const defaultDreamOptions: DreamOptions = {
+  contradictions: defaultContradictionOptions,
+  decay: defaultDecayOptions,
+  principles: defaultPrincipleOptions,
+  dimensionPolicy: defaultCandidatePromotionPolicy,
+  promotion: defaultPromotionCriteria,
+  artifactsDir: "artifacts",
+  maxProposals: 10,
+};
+
+export interface DreamInput {
+  cycleId: string;
+  now: string;
+  /**
+   * When the previous cycle started (its writes carry that time); undefined runs a full cycle over every pair.
+   * Objects updated after it are "changed"; reflection writes made while that cycle ran count as changed too.
+   */
+  changedSince?: string | undefined;
+  /** Live and demoted objects (invalidated ones may be left out: nothing here revives them). */
+  objects: readonly MaturingObject[];
+  /** Near-neighbour pairs with cosine similarity, at least for the objects changed since the last cycle. */
+  pairs: readonly SimilarPair[];
+  candidateDimensions: readonly CandidateDimensionStats[];
+  canonicalDimensions: readonly string[];
+  /** Current artifact files under the artifacts folder, by workspace-relative path. */
+  artifacts: ReadonlyMap<string, string>;
+  /** Optional LLM wording for new principles, by principle id. */
+  principleWording?: ReadonlyMap<string, string>;
+}
+
+export const dreamCountNames = [
+  "objectsScanned",
+  "changedObjects",
+  "contradictionsDetected",
+  "contradictionsResolved",
+  "invalidated",
+  "reviewItems",
+  "survived",
+  "decayed",
+  "demoted",
+  "principlesCreated",
+  "principlesReinforced",
+  "dimensionsPromoted",
+  "proposalsGenerated",
+] as const;
+export type DreamCounts = Record<(typeof dreamCountNames)[number], number>;
+
+export interface DreamPlan {
+  /** Every object the cycle changed or created, in its new state, sorted by id. */
+  writes: MaturingObject[];
+  reviewItems: ReviewItem[];
+  dimensionPromotions: DimensionPromotion[];
+  proposals: ProposalDraft[];
+  counts: DreamCounts;
+}
+
+export function planDreamCycle(input: DreamInput, options: DreamOptions = defaultDreamOptions): DreamPlan {
+  const { now } = input;
+  const state = new Map(input.objects.map((o) => [o.id, o]));
+  const written = new Set<string>();
+  const put = (object: MaturingObject): void => {
+    state.set(object.id, object);
+    written.add(object.id);
+  };
+  const get = (id: string): MaturingObject | undefined => state.get(id);
+  const changed = input.objects.filter(
+    (o) => input.changedSince === undefined || o.updatedAt > input.changedSince,
+  );
+  const counts: DreamCounts = Object.fromEntries(dreamCountNames.map((n) => [n, 0])) as DreamCounts;
+  counts.objectsScanned = input.objects.length;
+  counts.changedObjects = changed.length;
+
+  // 1. Contradictions: the newer, strong-enough side wins; the loser is invalidated and linked, never deleted.
+  const contradictions = detectContradictions(
+    input.objects,
+    input.pairs,
+    input.changedSince,
+    options.contradictions,
+  );
+  counts.contradictionsDetected = contradictions.length;
+  const reviewItems: ReviewItem[] = [];
+  const contested = new Set<string>();
+  for (const contradiction of contradictions) {
+    const [a, b] = contradiction.ids.map(get);
+    if (!a || !b) continue;
+    for (const id of contradiction.ids) contested.add(id);
+    if (!isLive(a) || !isLive(b)) continue; // an earlier pair in this cycle already settled one of them
+    const resolution = resolveContradiction(a, b, options.contradictions);
+    if (resolution.outcome === "review") {
+      reviewItems.push({
+        id: reviewItemId(contradiction.ids),
+        kind: "contradiction",
+        objectIds: contradiction.ids,
+        reason: `${contradiction.kind}: ${resolution.reason}`,
+      });
+      continue;
+    }
+    const winner = get(resolution.winnerId) as MaturingObject;
+    const loser = invalidate(get(resolution.loserId) as MaturingObject, now, options.decay.confidence);
+    put({ ...loser, links: addLink(loser.links, { relation: "supersededBy", targetId: winner.id }) });
+    put({
+      ...winner,
+      links: addLink(winner.links, { relation: "supersedes", targetId: loser.id }),
+      updatedAt: now,
+    });
+    counts.contradictionsResolved += 1;
+    counts.invalidated += 1;
+  }
+  counts.reviewItems = reviewItems.length;
+
+  // 2. Objects this cycle examined and found uncontradicted gain a little confidence.
+  for (const object of changed) {
+    const current = get(object.id) as MaturingObject;
+    if (!isLive(current) || contested.has(object.id)) continue;
+    const confidence = applyConfidenceEvent(
+      current.confidence,
+      { kind: "survivedDream" },
+      options.decay.confidence,
+    );
+    put({ ...current, confidence, updatedAt: now });
+    counts.survived += 1;
+  }
+
+  // 3. Decay sweep over everything idle past the grace period; demotion below the threshold.
+  for (const object of [...state.values()]) {
+    const outcome = sweepDecay(object, now, options.decay);
+    if (!outcome.decayed && !outcome.demoted) continue;
+    put(outcome.object);
+    if (outcome.decayed) counts.decayed += 1;
+    if (outcome.demoted) counts.demoted += 1;
+  }
+
+  // 4. Principles from recurring patterns, with evidence links both ways.
+  const consolidation = consolidatePrinciples(
+    [...state.values()],
+    input.pairs,
+    now,
+    options.principles,
+    input.principleWording,
+  );
+  for (const object of [...consolidation.principles, ...consolidation.evidence]) {
+    const current = get(object.id);
+    put(current ? { ...object, links: mergeLinks(current, object) } : object);
+  }
+  counts.principlesCreated = consolidation.created;
+  counts.principlesReinforced = consolidation.reinforced;
+
+  // 5. Candidate dimensions that pass the DimensionPolicy thresholds.
+  const dimensionPromotions = selectDimensionPromotions(
+    input.candidateDimensions,
+    input.canonicalDimensions,
+    options.dimensionPolicy,
+  );
+  counts.dimensionsPromoted = dimensionPromotions.length;
+
+  // 6. Proposals for artifacts whose qualifying entries changed; their new entries become "proposed".
+  const proposals = generateProposals([...state.values()], input.artifacts, {
+    artifactsDir: options.artifactsDir,
+    maxProposals: options.maxProposals,
+    criteria: options.promotion,
+  });
+  for (const proposal of proposals) {
+    for (const id of proposal.sourceKnowledgeIds) {
+      const object = get(id);
+      if (object && object.promotion === "none") put({ ...object, promotion: "proposed", updatedAt: now });
+    }
+  }
+  counts.proposalsGenerated = proposals.length;
+
+  const writes = [...written].sort().map((id) => state.get(id) as MaturingObject);
+  return { writes, reviewItems, dimensionPromotions, proposals, counts };
+}
+
+/** Consolidation works on a snapshot; keep links earlier steps of this cycle added to the same object. */
+function mergeLinks(current: MaturingObject, next: MaturingObject): MaturingObject["links"] {
+  return next.links.reduce((links, link) => addLink(links, link), current.links);
+}
+
+/** The pure part of what `GET /dream/{cycleId}` returns. */
+export interface DreamReport {
+  cycleId: string;
+  mode: "full" | "incremental";
+  startedAt: string;
+  finishedAt: string;
+  counts: DreamCounts;
+  reviewItems: ReviewItem[];
+  dimensionPromotions: DimensionPromotion[];
+  proposalIds: string[];
+}
+
+export function dreamReport(input: DreamInput, plan: DreamPlan, finishedAt: string): DreamReport {
+  return {
+    cycleId: input.cycleId,
+    mode: input.changedSince === undefined ? "full" : "incremental",
+    startedAt: input.now,
+    finishedAt,
+    counts: plan.counts,
+    reviewItems: plan.reviewItems,
+    dimensionPromotions: plan.dimensionPromotions,
+    proposalIds: plan.proposals.map((p) => p.id),
+  };
+}
