@@ -9,7 +9,13 @@ import {
   buildOpenSearch,
   type OperatorImages,
 } from "./children.js";
-import { gpuInventory, loadHardwareProfiles, quantityToMiB, selectProfile } from "./hardware-profiles.js";
+import {
+  gpuInventory,
+  loadHardwareProfiles,
+  type NodeLike,
+  quantityToMiB,
+  selectProfile,
+} from "./hardware-profiles.js";
 
 const profiles = loadHardwareProfiles(join(import.meta.dirname, "../../../hardware-profiles"));
 const images: OperatorImages = {
@@ -167,7 +173,7 @@ describe("hardware profiles", () => {
   });
 
   it("pick a profile from allocatable GPUs and the GPU memory label", () => {
-    const gpuNode = (memory?: string) => ({
+    const gpuNode = (memory?: string): NodeLike => ({
       metadata: { labels: memory ? { "nvidia.com/gpu.memory": memory } : {} },
       status: { allocatable: { "nvidia.com/gpu": "1" } },
     });

@@ -20,7 +20,6 @@ import {
   childName,
   cortexTokenKey,
   cortexTokenSecretName,
-  devicePluginNamespace,
   hostCheckContainer,
   type OperatorImages,
   requiredModels,
@@ -136,8 +135,14 @@ export class ApplianceReconciler {
       gpuMode !== "disabled" &&
       inventory.count === 0 &&
       (inventory.hardwareLabelled || gpuMode === "required");
-    if (needsDevicePlugin) {
-      desired.push(...buildGpuPrerequisites(this.deps.images, spec.ollama.runtimeClassName ?? "nvidia"));
+    if (useGpu || needsDevicePlugin) {
+      const [runtimeClass, devicePlugin] = buildGpuPrerequisites(
+        this.deps.images,
+        spec.ollama.runtimeClassName ?? "nvidia",
+      );
+      // The RuntimeClass must exist before a GPU pod is admitted (k3s ships one; elsewhere we provide it).
+      if (runtimeClass) desired.push(runtimeClass);
+      if (needsDevicePlugin && devicePlugin) desired.push(devicePlugin);
     }
     const applied = await this.applyChildren(desired);
 
@@ -255,7 +260,7 @@ export class ApplianceReconciler {
     object: KubeObject,
     cache: Cache<KubeObject> | undefined,
   ): Promise<KubeObject | undefined> {
-    if (cache !== undefined && object.metadata.namespace !== devicePluginNamespace) return undefined;
+    if (cache !== undefined) return undefined;
     return this.deps.client.get<KubeObject>(objectPath(object));
   }
 

@@ -204,8 +204,14 @@ export function applianceConditions(observation: ApplianceObservation): Conditio
     workloadCondition("gateway", observation.workloads.gateway),
   ];
   const gpu = gpuCondition(observation);
-  // A missing GPU blocks Ready only when the spec demands one; the CPU fallback is a working appliance.
-  const readyInputs = observation.spec.ollama.gpu === "required" ? [gpu, ...components] : components;
+  // A missing GPU blocks Ready only when the spec demands one; the CPU fallback is a working appliance. A host
+  // value nobody could read yet (no init container report) does not block either: a measured low value does.
+  const readyInputs = [
+    ...(observation.spec.ollama.gpu === "required" ? [gpu] : []),
+    ...components.filter(
+      (condition) => !(condition.type === "HostPrerequisitesMet" && condition.status === "Unknown"),
+    ),
+  ];
   const rolling = Object.values(observation.workloads).some(
     (workload) => workload.exists && !workload.upToDate,
   );

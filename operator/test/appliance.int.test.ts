@@ -1,0 +1,248 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testbedEndpoints } from "../../test/harness/src/inject.js";
+import { binPath } from "../../test/harness/src/paths.js";
+import { createKwokNode, deleteKwokNode } from "../../test/harness/src/services/kubernetes.js";
+import { waitFor } from "../../test/harness/src/wait.js";
+import { loadHardwareProfiles } from "../src/appliance/hardware-profiles.js";
+import { defaultImages } from "../src/config.js";
+import { type RunningOperator, startOperator } from "../src/operator.js";
+import type { KubeObject } from "../src/runtime/kube-client.js";
+import {
+  adminClient,
+  createNamespace,
+  createVolumes,
+  getStatusCondition,
+  installCrds,
+  runSuffix,
+} from "./cluster.js";
+
+const run = promisify(execFile);
+const kubernetes = testbedEndpoints("kubernetes");
+const ollama = testbedEndpoints("ollama");
+const { client, kubeConfig } = adminClient();
+const suffix = runSuffix();
+const namespace = `appliance-${suffix}`;
+const cpuNode = `kwok-cpu-${suffix}`;
+const gpuNode = `kwok-gpu-${suffix}`;
+const appliancePath = `/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances/box`;
+
+type Appliance = KubeObject & {
+  status?: {
+    observedGeneration?: number;
+    hardwareProfile?: string;
+    conditions?: { type: string; status: string; reason: string }[];
+  };
+};
+type Workload = KubeObject & {
+  spec: {
+    template: {
+      spec: {
+        runtimeClassName?: string;
+        containers: { image: string; resources?: { limits?: Record<string, string> } }[];
+      };
+    };
+  };
+};
+
+let operator: RunningOperator;
+
+async function appliance(): Promise<Appliance | undefined> {
+  return client.get<Appliance>(appliancePath);
+}
+
+async function untilCondition(
+  type: string,
+  status: string,
+  reason?: string,
+  timeoutMs = 120_000,
+): Promise<Appliance> {
+  return waitFor(
+    async () => {
+      const current = await appliance();
+      const condition = getStatusCondition(current, type);
+      return condition?.status === status && (reason === undefined || condition.reason === reason)
+        ? current
+        : undefined;
+    },
+    { what: `appliance ${type}=${status}${reason ? ` (${reason})` : ""}`, timeoutMs, intervalMs: 500 },
+  );
+}
+
+beforeAll(async () => {
+  await installCrds(client);
+  await createNamespace(client, namespace);
+  await createVolumes(client, `pv-${suffix}`, 3);
+  // No GPU anywhere yet: the first pass must take the CPU fallback.
+  await createKwokNode(kubernetes, { name: cpuNode, cpu: "32", memory: "128Gi" });
+  operator = await startOperator({
+    kubeConfig,
+    log: pino({ level: "silent" }),
+    identity: `test-operator-${suffix}`,
+    leaseNamespace: namespace,
+    images: defaultImages,
+    profiles: loadHardwareProfiles(join(import.meta.dirname, "../../hardware-profiles")),
+    probePort: 0,
+    resyncMs: 60_000,
+    // The operator runs outside the cluster here, so it reaches the test bed's real Ollama directly.
+    ollamaUrl: () => ollama.url,
+  });
+  await waitFor(async () => (operator.isLeader() ? true : undefined), {
+    what: "leadership",
+    timeoutMs: 30_000,
+  });
+  await client.create(`/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances`, {
+    apiVersion: "remram.io/v1alpha1",
+    kind: "RemramAppliance",
+    metadata: { name: "box", namespace },
+    spec: {
+      ollama: {
+        models: { routing: ollama.chatModel, reflection: ollama.chatModel, embedding: ollama.embedModel },
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await operator?.stop();
+  await deleteKwokNode(kubernetes, cpuNode).catch(() => {});
+  await deleteKwokNode(kubernetes, gpuNode).catch(() => {});
+  await client.delete(`/api/v1/namespaces/${namespace}`);
+});
+
+describe("a RemramAppliance on a CPU-only cluster", () => {
+  it("becomes Ready on kwok pods with the CPU fallback explained and the models listed by the real Ollama", async () => {
+    const ready = await untilCondition("Ready", "True");
+    expect(getStatusCondition(ready, "GPUAvailable")).toMatchObject({
+      status: "False",
+      reason: "NoGPUCPUFallback",
+    });
+    expect(getStatusCondition(ready, "ModelsReady")).toMatchObject({
+      status: "True",
+      reason: "ModelsListed",
+    });
+    expect(ready.status?.hardwareProfile).toBe("cpu-only");
+    expect(ready.status?.observedGeneration).toBe(ready.metadata.generation);
+    const ollamaDeployment = await client.get<Workload>(
+      `/apis/apps/v1/namespaces/${namespace}/deployments/box-ollama`,
+    );
+    expect(ollamaDeployment?.spec.template.spec.runtimeClassName).toBeUndefined();
+    expect(
+      ollamaDeployment?.spec.template.spec.containers[0]?.resources?.limits?.["nvidia.com/gpu"],
+    ).toBeUndefined();
+  });
+
+  it("satisfies kubectl wait --for=condition=Ready", async () => {
+    const kubectl = binPath("kubectl");
+    expect(existsSync(kubectl), `${kubectl} is built by hack/install-kubernetes.sh`).toBe(true);
+    const { stdout } = await run(kubectl, [
+      `--kubeconfig=${kubernetes.kubeconfig}`,
+      "-n",
+      namespace,
+      "wait",
+      "--for=condition=Ready",
+      "remramappliance/box",
+      "--timeout=30s",
+    ]);
+    expect(stdout).toContain("condition met");
+  });
+
+  it("makes zero API writes when reconciling a converged appliance again", async () => {
+    const before = await appliance();
+    const children = await client.get<{ items: KubeObject[] }>(
+      `/apis/apps/v1/namespaces/${namespace}/deployments`,
+    );
+    const writes = operator.client.totalWrites();
+    const controller = operator.controllers.find((each) => each.name === "appliance");
+    for (let round = 0; round < 5; round++) {
+      controller?.enqueue(`${namespace}/box`);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    expect(operator.client.totalWrites() - writes).toBe(0);
+    expect((await appliance())?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
+    const after = await client.get<{ items: KubeObject[] }>(
+      `/apis/apps/v1/namespaces/${namespace}/deployments`,
+    );
+    expect(after?.items.map((item) => item.metadata.resourceVersion)).toEqual(
+      children?.items.map((item) => item.metadata.resourceVersion),
+    );
+  });
+
+  it("reverts a deleted Service and an edited Deployment", async () => {
+    const servicePath = `/api/v1/namespaces/${namespace}/services/box-cortex`;
+    const original = await client.get<KubeObject>(servicePath);
+    await client.delete(servicePath);
+    const recreated = await waitFor(
+      async () => {
+        const current = await client.get<KubeObject>(servicePath);
+        return current && current.metadata.uid !== original?.metadata.uid ? current : undefined;
+      },
+      { what: "cortex Service recreated", timeoutMs: 30_000, intervalMs: 250 },
+    );
+    expect(recreated.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: "RemramAppliance",
+      name: "box",
+      controller: true,
+    });
+
+    const deploymentPath = `/apis/apps/v1/namespaces/${namespace}/deployments/box-ollama`;
+    await client.jsonPatch(deploymentPath, [
+      { op: "replace", path: "/spec/template/spec/containers/0/image", value: "tampered/ollama:0" },
+    ]);
+    const restored = await waitFor(
+      async () => {
+        const current = await client.get<Workload>(deploymentPath);
+        return current?.spec.template.spec.containers[0]?.image === defaultImages.ollama
+          ? current
+          : undefined;
+      },
+      { what: "ollama Deployment image restored", timeoutMs: 30_000, intervalMs: 250 },
+    );
+    expect(restored.spec.template.spec.containers[0]?.image).toBe(defaultImages.ollama);
+  });
+});
+
+describe("the same appliance once a GPU node joins", () => {
+  it("moves Ollama onto the GPU: nvidia runtime class, one nvidia.com/gpu, GPUAvailable True", async () => {
+    await createKwokNode(kubernetes, {
+      name: gpuNode,
+      cpu: "16",
+      memory: "64Gi",
+      gpu: 1,
+      labels: { "nvidia.com/gpu.memory": "16376", "nvidia.com/gpu.product": "NVIDIA-RTX-4080" },
+    });
+    const withGpu = await untilCondition("GPUAvailable", "True", "GPUFound");
+    expect(withGpu.status?.hardwareProfile).toBe("moltbox-baseline");
+    const deployment = await client.get<Workload>(
+      `/apis/apps/v1/namespaces/${namespace}/deployments/box-ollama`,
+    );
+    expect(deployment?.spec.template.spec.runtimeClassName).toBe("nvidia");
+    expect(deployment?.spec.template.spec.containers[0]?.resources?.limits?.["nvidia.com/gpu"]).toBe("1");
+    await untilCondition("Ready", "True");
+  });
+});
+
+describe("deleting the appliance", () => {
+  it("garbage-collects its children and keeps the retained data claims", async () => {
+    await client.delete(appliancePath);
+    await waitFor(
+      async () => {
+        const list = await client.get<{ items: KubeObject[] }>(
+          `/apis/apps/v1/namespaces/${namespace}/deployments`,
+        );
+        return list?.items.length === 0 ? true : undefined;
+      },
+      { what: "children garbage-collected", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const claims = await client.get<{ items: KubeObject[] }>(
+      `/api/v1/namespaces/${namespace}/persistentvolumeclaims`,
+    );
+    expect(claims?.items.map((claim) => claim.metadata.name).sort()).toEqual(
+      expect.arrayContaining(["box-ollama-models", "box-workspace"]),
+    );
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Fixtures for the operator's integration suites on the test bed's real API server: install the generated CRDs
+ * and approval policy exactly as committed, make namespaces, kwok nodes and the local volumes a k3s node's
+ * local-path provisioner would provide.
+ */
+import { randomBytes } from "node:crypto";
+import { KubeConfig } from "@kubernetes/client-node";
+import { loadAll } from "js-yaml";
+import { testbedEndpoints } from "../../test/harness/src/inject.js";
+import { waitFor } from "../../test/harness/src/wait.js";
+import { generatedFiles } from "../src/api/generated-files.js";
+import { KubeClient, type KubeObject } from "../src/runtime/kube-client.js";
+
+export function adminClient(): { client: KubeClient; kubeConfig: KubeConfig } {
+  const endpoints = testbedEndpoints("kubernetes");
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(endpoints.kubeconfig);
+  return { client: new KubeClient(kubeConfig), kubeConfig };
+}
+
+export const runSuffix = (): string => randomBytes(3).toString("hex");
+
+/** Apply crds/*.yaml (CRDs, then the admission policy) and wait until every CRD is Established. */
+export async function installCrds(client: KubeClient): Promise<void> {
+  const documents = [...generatedFiles().values()].flatMap((text) => loadAll(text) as KubeObject[]);
+  for (const document of documents.filter((each) => each.kind === "CustomResourceDefinition")) {
+    await client.send(
+      "PATCH",
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${document.metadata.name}`,
+      {
+        query: { fieldManager: "remram-test", force: "true" },
+        body: document,
+        contentType: "application/apply-patch+yaml",
+      },
+    );
+  }
+  for (const document of documents.filter((each) => each.kind !== "CustomResourceDefinition")) {
+    const plural =
+      document.kind === "ValidatingAdmissionPolicy"
+        ? "validatingadmissionpolicies"
+        : "validatingadmissionpolicybindings";
+    await client.send("PATCH", `/apis/admissionregistration.k8s.io/v1/${plural}/${document.metadata.name}`, {
+      query: { fieldManager: "remram-test", force: "true" },
+      body: document,
+      contentType: "application/apply-patch+yaml",
+    });
+  }
+  for (const document of documents.filter((each) => each.kind === "CustomResourceDefinition")) {
+    await waitFor(
+      async () => {
+        const crd = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
+          `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${document.metadata.name}`,
+        );
+        return crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")
+          ? true
+          : undefined;
+      },
+      { what: `CRD ${document.metadata.name} established`, timeoutMs: 30_000 },
+    );
+  }
+}
+
+export async function createNamespace(
+  client: KubeClient,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<void> {
+  await client.create("/api/v1/namespaces", {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name, labels },
+  });
+}
+
+/** Static volumes the claims of one appliance bind to (no provisioner runs in the test bed). */
+export async function createVolumes(client: KubeClient, prefix: string, count: number): Promise<void> {
+  for (let index = 0; index < count; index++) {
+    await client.create("/api/v1/persistentvolumes", {
+      apiVersion: "v1",
+      kind: "PersistentVolume",
+      metadata: { name: `${prefix}-${index}`, labels: { "remram.io/test-volume": prefix } },
+      spec: {
+        capacity: { storage: "1Ti" },
+        accessModes: ["ReadWriteOnce"],
+        persistentVolumeReclaimPolicy: "Retain",
+        hostPath: { path: `/tmp/${prefix}-${index}` },
+      },
+    });
+  }
+}
+
+export function getStatusCondition(
+  object: { status?: { conditions?: { type: string; status: string; reason: string }[] } } | undefined,
+  type: string,
+): { status: string; reason: string } | undefined {
+  return object?.status?.conditions?.find((condition) => condition.type === type);
+}
