@@ -1,0 +1,189 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+
+/**
+ * Archive memory documents (seed 004): a compacted transcript range, after redaction, kept immutably and
+ * addressed by the SHA-256 of its canonical JSON bytes (computed before any compression). Summaries and
+ * coordinates index it; the document itself is only returned when consent and policy allow.
+ */
+
+export const privacyLevels = ["public", "household", "private", "secret"] as const;
+export type PrivacyLevel = (typeof privacyLevels)[number];
+
+const message = z
+  .object({
+    role: z.enum(["user", "assistant", "system", "tool"]),
+    content: z.string().max(200_000),
+    turnId: z.string().min(1).max(128).optional(),
+    at: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+
+const attachment = z
+  .object({
+    name: z.string().min(1).max(256),
+    mediaType: z.string().min(1).max(128),
+    /** Content digest of the attachment; the archive stores references, not blobs. */
+    digest: z.string().regex(/^sha256:[a-f0-9]{64}$/),
+  })
+  .strict();
+
+/** Everything that is hashed. created_at is the range's own time, so the same content always hashes the same. */
+export const memoryDocumentSchema = z
+  .object({
+    createdAt: z.iso.datetime({ offset: true }),
+    source: z
+      .object({
+        sessionId: z.string().min(1).max(256),
+        channel: z.string().min(1).max(64),
+        agentId: z.string().min(1).max(128).optional(),
+      })
+      .strict(),
+    messages: z.array(message).min(1).max(5000),
+    attachments: z.array(attachment).max(100).default([]),
+    tags: z.array(z.string().min(1).max(64)).max(64).default([]),
+    consentScope: z
+      .object({
+        /** Who may read the full document back; the principal must be one of them. */
+        ownerIds: z.array(z.string().min(1).max(128)).min(1).max(32),
+        privacy: z.enum(privacyLevels),
+        /** Whether the full document may be recalled at all, or only its summary. */
+        allowRecall: z.boolean(),
+      })
+      .strict(),
+  })
+  .strict();
+export type MemoryDocument = z.output<typeof memoryDocumentSchema>;
+
+/**
+ * Canonical JSON: object keys sorted by UTF-16 code units, no insignificant whitespace, numbers and strings as
+ * ECMAScript serialises them, undefined members left out. It is RFC 8785 (JCS) for the values a memory
+ * document can hold, so any JCS implementation reproduces the hash.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value === "boolean" || typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number") {
+    if (!Number.isFinite(value))
+      throw new TypeError("canonical JSON has no representation for a non-finite number");
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) {
+    return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
+  }
+  if (typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, member]) => member !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(",")}}`;
+  }
+  throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);
+}
+
+export const hashAlgorithm = "sha256";
+
+export function sha256Hex(bytes: Uint8Array | string): string {
+  return createHash(hashAlgorithm).update(bytes).digest("hex");
+}
+
+/** The canonical bytes of a document and the hash that addresses them. */
+export function canonicalise(document: MemoryDocument): { bytes: Buffer; hash: string } {
+  const bytes = Buffer.from(canonicalJson({ hashAlgo: hashAlgorithm, ...document }), "utf8");
+  return { bytes, hash: sha256Hex(bytes) };
+}
+
+export const coordinateBound = 15;
+
+/** Position in seed 004's memory space. x is a day offset from "today"; y public↔private; z abstract↔physical. */
+export interface Coordinates {
+  x: number;
+  y: number;
+  z: number;
+}
+
+const dayMs = 86_400_000;
+
+/** Days since 1970-01-01 (UTC) of an instant; the index stores this, and x is derived from it at query time. */
+export function epochDay(instant: string): number {
+  return Math.floor(Date.parse(instant) / dayMs);
+}
+
+/** x = 0 today, −1 yesterday, +1 tomorrow, relative to `now` (UTC days). */
+export function dayOffset(instant: string, now: string): number {
+  return epochDay(instant) - epochDay(now);
+}
+
+/** Default y per privacy level: public at the public end, secret at the private end. */
+export const privacyAxis: Record<PrivacyLevel, number> = {
+  public: -15,
+  household: -5,
+  private: 8,
+  secret: 15,
+};
+
+export function clampAxis(value: number): number {
+  if (!Number.isFinite(value)) return 0;
+  return Math.max(-coordinateBound, Math.min(coordinateBound, Math.round(value)));
+}
+
+/**
+ * Coordinates for a document: y from its privacy level unless the summariser placed it, z from the summariser
+ * (0, the middle, when it did not); both clamped to −15..15 and rounded to whole steps.
+ */
+export function coordinatesFor(
+  document: Pick<MemoryDocument, "createdAt" | "consentScope">,
+  now: string,
+  placed: { y?: number | undefined; z?: number | undefined } = {},
+): Coordinates {
+  return {
+    x: dayOffset(document.createdAt, now),
+    y: clampAxis(placed.y ?? privacyAxis[document.consentScope.privacy]),
+    z: clampAxis(placed.z ?? 0),
+  };
+}
+
+export interface DecayInputs {
+  lastAccessedAt: string;
+  reinforcementCount: number;
+  now: string;
+}
+
+/** Half-life, in days, of an archived summary nobody reinforces. */
+export const archiveHalfLifeDays = 30;
+
+/**
+ * Decay score in (0, 1]: 1 when just accessed, halving every half-life of disuse, where each reinforcement
+ * (a recall or a re-mention) lengthens the half-life by another `archiveHalfLifeDays`. Ranking uses it; it
+ * never deletes anything.
+ */
+export function decayScore({ lastAccessedAt, reinforcementCount, now }: DecayInputs): number {
+  const idle = Math.max(0, (Date.parse(now) - Date.parse(lastAccessedAt)) / dayMs);
+  const halfLife = archiveHalfLifeDays * (1 + Math.max(0, reinforcementCount));
+  return 2 ** (-idle / halfLife);
+}
+
+export type RecallDecision = { allowed: true } | { allowed: false; reason: string };
+
+/**
+ * Whether a principal may read a full archived document: they must be among its owners, the document must allow
+ * recall, secret documents are never recalled, and the policy's recallable privacy levels must include its level.
+ */
+export function mayRecall(
+  consent: MemoryDocument["consentScope"],
+  principal: { userId: string; householdId?: string | undefined },
+  recallableLevels: readonly PrivacyLevel[],
+): RecallDecision {
+  const identities = [
+    principal.userId,
+    ...(principal.householdId === undefined ? [] : [principal.householdId]),
+  ];
+  if (!consent.ownerIds.some((owner) => identities.includes(owner))) {
+    return { allowed: false, reason: "the principal is not among the document's owners" };
+  }
+  if (!consent.allowRecall)
+    return { allowed: false, reason: "consent does not allow recall of the full document" };
+  if (consent.privacy === "secret") return { allowed: false, reason: "secret documents are never recalled" };
+  if (!recallableLevels.includes(consent.privacy)) {
+    return { allowed: false, reason: `policy does not allow recall of ${consent.privacy} documents` };
+  }
+  return { allowed: true };
+}
