@@ -1,0 +1,43 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { indicesExist, pingStore } from "../store/opensearch.js";
+
+const readiness = z.object({
+  ready: z.boolean(),
+  checks: z.object({
+    opensearch: z.boolean(),
+    indices: z.boolean(),
+    embeddingModel: z.enum(["present", "missing", "not_configured"]),
+  }),
+});
+
+export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get("/healthz", { schema: { response: { 200: z.object({ status: z.literal("ok") }) } } }, async () => ({
+    status: "ok" as const,
+  }));
+
+  /**
+   * Ready when OpenSearch answers and the indices exist. A missing embedding model is reported but does not make
+   * Cortex unready: lexical-only retrieval still serves, flagged degraded.
+   */
+  app.get(
+    "/readyz",
+    { schema: { response: { 200: readiness, 503: readiness } } },
+    async (_request, reply) => {
+      const { cortex } = app;
+      const [opensearch, indices, model] = await Promise.all([
+        pingStore(cortex.store, 1_000),
+        cortex.isInitialized() ? indicesExist(cortex.store, 1_000) : Promise.resolve(false),
+        cortex.embedder === null ? Promise.resolve(null) : cortex.embedder.modelPresent(1_000),
+      ]);
+      const embeddingModel = model === null ? "not_configured" : model ? "present" : "missing";
+      const ready = opensearch && indices;
+      return reply.code(ready ? 200 : 503).send({ ready, checks: { opensearch, indices, embeddingModel } });
+    },
+  );
+
+  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+    const { registry } = app.cortex.metrics;
+    return reply.header("Content-Type", registry.contentType).send(await registry.metrics());
+  });
+};

@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { errorResponse } from "../schemas/index.js";
+import { ingestLimits, ingestRequest, ingestResponse } from "../schemas/ingest.js";
+import { ingest } from "../services/ingest.js";
+
+export const ingestRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    "/ingest",
+    {
+      schema: {
+        summary: "Store structured events as knowledge objects and chunks; idempotent by provenance key",
+        body: ingestRequest,
+        response: {
+          200: ingestResponse,
+          400: errorResponse,
+          401: errorResponse,
+          413: errorResponse,
+          503: errorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { cortex } = app;
+      if (request.body.events.length > ingestLimits.maxEvents) {
+        return reply.code(413).send({
+          statusCode: 413,
+          error: "Payload Too Large",
+          message: `events: ${request.body.events.length} in one batch, at most ${ingestLimits.maxEvents}`,
+        });
+      }
+      if (!cortex.isInitialized()) {
+        return reply
+          .code(503)
+          .header("Retry-After", "5")
+          .send({ statusCode: 503, error: "Service Unavailable", message: "indices are not ready yet" });
+      }
+      return ingest(
+        {
+          store: cortex.store,
+          embedder: cortex.embedder,
+          policy: () => cortex.policy.get(),
+          metrics: cortex.metrics,
+          onBackgroundError: (error) => request.log.warn({ err: error }, "ingest side work failed"),
+        },
+        request.body,
+        cortex.clock(),
+      );
+    },
+  );
+};

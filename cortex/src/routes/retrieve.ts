@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { errorResponse } from "../schemas/index.js";
+import { retrieveLimits, retrieveRequest, retrieveResponse } from "../schemas/retrieve.js";
+import { retrieve } from "../services/retrieve.js";
+
+export const retrieveRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    "/retrieve",
+    {
+      schema: {
+        summary: "RAM: policy-gated hybrid retrieval assembled into a token-bounded bundle",
+        body: retrieveRequest,
+        response: { 200: retrieveResponse, 400: errorResponse, 401: errorResponse },
+      },
+    },
+    async (request, reply) => {
+      const { cortex } = app;
+      const { tokenBudget } = request.body;
+      if (tokenBudget < retrieveLimits.minTokenBudget || tokenBudget > retrieveLimits.maxTokenBudget) {
+        return reply.code(400).send({
+          statusCode: 400,
+          error: "Bad Request",
+          message: `body.tokenBudget: ${tokenBudget} is outside ${retrieveLimits.minTokenBudget}..${retrieveLimits.maxTokenBudget}`,
+        });
+      }
+      const response = await retrieve(
+        {
+          store: cortex.store,
+          embedder: cortex.embedder,
+          policy: () => cortex.policy.get(),
+          settings: cortex.retrieval,
+          usage: cortex.usage,
+          metrics: cortex.metrics,
+        },
+        request.body,
+        cortex.clock(),
+      );
+      if (response.degraded) request.log.warn({ reasons: response.degradedReasons }, "degraded retrieval");
+      return response;
+    },
+  );
+};

@@ -1,0 +1,109 @@
+/** /ingest: plan (redact, key, chunk), embed, create durably by id, report duplicates. */
+import { planIngest } from "../core/ingest-plan.js";
+import type { CortexMetrics } from "../metrics.js";
+import type { DimensionPolicy } from "../schemas/dimensions.js";
+import type { IngestRequest, IngestResponse } from "../schemas/ingest.js";
+import type { Embedder } from "../store/embedder.js";
+import {
+  type CortexStore,
+  createDocuments,
+  recordCandidateDimensions,
+  toIndexDocument,
+} from "../store/opensearch.js";
+
+export interface IngestDeps {
+  store: CortexStore;
+  embedder: Embedder | null;
+  policy: () => DimensionPolicy;
+  metrics: CortexMetrics;
+  /** Failures of after-the-ack bookkeeping (candidate dimensions) are logged, never returned. */
+  onBackgroundError: (error: unknown) => void;
+}
+
+export async function ingest(deps: IngestDeps, request: IngestRequest, now: Date): Promise<IngestResponse> {
+  const policy = deps.policy();
+  const nowIso = now.toISOString();
+  const planned = planIngest(request.events, { privacy: policy.privacy.defaultLevel, now: nowIso });
+
+  // Each distinct id once; a repeat inside the batch is a duplicate of its first occurrence.
+  const documents = new Map<
+    string,
+    { index: string; text: string; item: Parameters<typeof toIndexDocument>[0] }
+  >();
+  for (const item of planned) {
+    if (item.knowledge !== null && !documents.has(item.knowledge.id)) {
+      documents.set(item.knowledge.id, {
+        index: deps.store.indices.knowledge,
+        text: item.knowledge.statement,
+        item: item.knowledge,
+      });
+    }
+    for (const chunk of item.chunks) {
+      if (!documents.has(chunk.id)) {
+        const text = chunk.title === undefined ? chunk.text : `${chunk.title}\n${chunk.text}`;
+        documents.set(chunk.id, { index: deps.store.indices.chunks, text, item: chunk });
+      }
+    }
+  }
+
+  const entries = [...documents.entries()];
+  let vectors: number[][] | null = null;
+  if (deps.embedder !== null && entries.length > 0) {
+    try {
+      vectors = await deps.embedder.embedMany(entries.map(([, entry]) => entry.text));
+    } catch (error) {
+      // Stored without vectors rather than refused: the write must not depend on the embedding model.
+      deps.onBackgroundError(error);
+      vectors = null;
+    }
+  }
+  const model = deps.embedder?.model ?? null;
+  const outcomes = await createDocuments(
+    deps.store,
+    entries.map(([id, entry], position) => ({
+      index: entry.index,
+      id,
+      document: toIndexDocument(entry.item, vectors?.[position] ?? null, model),
+    })),
+  );
+
+  const claimed = new Set<string>();
+  const items = planned.map((item) => {
+    const ids = item.knowledge !== null ? [item.knowledge.id] : item.chunks.map((chunk) => chunk.id);
+    const createdHere = ids.some((id) => outcomes.get(id) === "created" && !claimed.has(id));
+    for (const id of ids) claimed.add(id);
+    const status = createdHere ? ("created" as const) : ("duplicate" as const);
+    deps.metrics.ingestItems.inc({ kind: item.kind, status });
+    return {
+      index: item.index,
+      kind: item.kind,
+      status,
+      provenanceKey: item.provenanceKey,
+      ids,
+      redactions: item.redactions,
+    };
+  });
+
+  const canonical = new Set(policy.dimensions.map((dimension) => dimension.name));
+  const observations = new Map<string, { occurrences: number; values: string[] }>();
+  for (const item of planned) {
+    if (items[item.index]?.status !== "created") continue;
+    const dimensions = item.knowledge?.dimensions ?? item.chunks[0]?.dimensions ?? {};
+    for (const [name, values] of Object.entries(dimensions)) {
+      if (canonical.has(name)) continue;
+      const observation = observations.get(name) ?? { occurrences: 0, values: [] };
+      observation.occurrences += 1;
+      observation.values.push(...values);
+      observations.set(name, observation);
+    }
+  }
+  void recordCandidateDimensions(deps.store, observations, nowIso).catch(deps.onBackgroundError);
+
+  const created = items.filter((item) => item.status === "created").length;
+  return {
+    created,
+    duplicates: items.length - created,
+    embedded: vectors !== null || entries.length === 0,
+    items,
+  };
+}

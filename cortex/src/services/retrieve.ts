@@ -1,0 +1,279 @@
+/**
+ * The RAM read path as one function: gate → candidates in one _msearch → hybrid ranking → assembly. Every failure
+ * below it turns into a degraded answer, never an error: the gateway must not be blocked by memory.
+ */
+import { countTokens } from "gpt-tokenizer";
+import { assembleBundle, type ChunkDoc, expansionCandidates, type FactDoc } from "../core/assembly.js";
+import { detectLiveState } from "../core/intent.js";
+import { chunkGate, knowledgeGate } from "../core/policy.js";
+import {
+  knnScoreFloor,
+  normalizeHints,
+  planSearches,
+  rankingClock,
+  type Signal,
+  type StoredChunk,
+  type StoredKnowledge,
+  signalHits,
+  sourceExcludes,
+  toChunkDoc,
+  toFactDoc,
+} from "../core/queries.js";
+import { type RankedCandidate, rankCandidates, type SignalLists } from "../core/ranking.js";
+import type { CortexMetrics } from "../metrics.js";
+import type { DimensionPolicy } from "../schemas/dimensions.js";
+import type { RetrieveRequest, RetrieveResponse, TraceItem } from "../schemas/retrieve.js";
+import type { Embedder } from "../store/embedder.js";
+import { type CortexStore, multiSearch, searchByIds } from "../store/opensearch.js";
+import type { UsageTracker } from "./usage.js";
+
+export interface RetrievalSettings {
+  retrieveTimeoutMs: number;
+  recencyHalfLifeDays: number;
+  lowConfidenceThreshold: number;
+  /** Cosine similarity below which a k-NN neighbour is not a candidate. */
+  minVectorSimilarity: number;
+}
+
+export interface RetrievalDeps {
+  store: CortexStore;
+  embedder: Embedder | null;
+  policy: () => DimensionPolicy;
+  settings: RetrievalSettings;
+  usage: UsageTracker;
+  metrics: CortexMetrics;
+}
+
+export const candidatesPerSignal = { standard: 40, deep: 100 } as const;
+
+function emptyLists(): SignalLists {
+  return { bm25: [], knn: [], facet: [] };
+}
+
+export async function retrieve(
+  deps: RetrievalDeps,
+  request: RetrieveRequest,
+  now: Date,
+): Promise<RetrieveResponse> {
+  const timings: Record<string, number> = {};
+  const started = performance.now();
+  const mark = (name: string, since: number) => {
+    timings[name] = Math.round((performance.now() - since) * 100) / 100;
+  };
+  const policy = deps.policy();
+  const nowIso = now.toISOString();
+  const liveState = detectLiveState(request.requestText, request.intent);
+  const degradedReasons: string[] = [];
+  const gateRequest = {
+    principal: request.principal,
+    now: nowIso,
+    types: request.types,
+    minConfidence: request.minConfidence,
+    dimensionFilters: request.dimensionFilters,
+  };
+  const factGate = knowledgeGate(gateRequest, policy);
+  const chunksGate = chunkGate(gateRequest, policy);
+  const hints = normalizeHints(request.domainHints);
+
+  let vector: number[] | null = null;
+  if (deps.embedder === null) degradedReasons.push("no embedding model configured: lexical only");
+  else {
+    const embedStarted = performance.now();
+    try {
+      vector = await deps.embedder.embedQuery(request.requestText);
+    } catch (error) {
+      degradedReasons.push(`embedding unavailable, lexical only: ${describe(error)}`);
+      deps.metrics.degradedAnswers.inc({ reason: "embedding" });
+    }
+    mark("embed", embedStarted);
+  }
+
+  const searches = planSearches({
+    knowledgeIndex: deps.store.indices.knowledge,
+    chunkIndex: deps.store.indices.chunks,
+    requestText: request.requestText,
+    knowledgeGate: factGate,
+    chunkGate: chunksGate,
+    vector,
+    hints,
+    candidates: candidatesPerSignal[request.mode],
+  });
+  const factDocs = new Map<string, FactDoc>();
+  const chunkDocs = new Map<string, ChunkDoc>();
+  const factSignals = emptyLists();
+  const chunkSignals = emptyLists();
+  const searchStarted = performance.now();
+  try {
+    const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - started));
+    const responses = await multiSearch<StoredKnowledge & StoredChunk>(deps.store, searches, remaining);
+    const floor = knnScoreFloor(deps.settings.minVectorSimilarity);
+    responses.forEach((response, index) => {
+      const search = searches[index];
+      if (search === undefined) return;
+      if (response.error !== undefined) {
+        degradedReasons.push(`${search.kind} ${search.signal} search failed: ${response.error.type}`);
+        return;
+      }
+      const hits = response.hits.hits;
+      const lists = search.kind === "fact" ? factSignals : chunkSignals;
+      (lists as Record<Signal, unknown>)[search.signal] = signalHits(hits, search.signal, floor);
+      for (const hit of hits) {
+        if (search.kind === "fact") factDocs.set(hit._id, toFactDoc(hit._source));
+        else chunkDocs.set(hit._id, toChunkDoc(hit._source));
+      }
+    });
+  } catch (error) {
+    deps.metrics.degradedAnswers.inc({ reason: "opensearch" });
+    return degradedEmpty(request, liveState, [
+      ...degradedReasons,
+      `OpenSearch unavailable: ${describe(error)}`,
+    ]);
+  }
+  mark("search", searchStarted);
+
+  const rankStarted = performance.now();
+  const context = {
+    weights: policy.retrievalWeights,
+    now: rankingClock(now),
+    recencyHalfLifeDays: deps.settings.recencyHalfLifeDays,
+    hints,
+  };
+  const rankedFacts = rankCandidates(factSignals, factDocs, context);
+  const rankedChunks = rankCandidates(chunkSignals, chunkDocs, context);
+  mark("rank", rankStarted);
+
+  const neighbours = new Map<string, ChunkDoc>();
+  const expansion = expansionCandidates(rankedChunks, request.mode);
+  if (expansion.length > 0 && chunksGate !== null) {
+    const expandStarted = performance.now();
+    try {
+      const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - started));
+      const hits = await searchByIds<StoredChunk>(
+        deps.store,
+        deps.store.indices.chunks,
+        expansion,
+        chunksGate,
+        sourceExcludes,
+        remaining,
+      );
+      for (const hit of hits) neighbours.set(hit._id, toChunkDoc(hit._source));
+    } catch (error) {
+      degradedReasons.push(`adjacency expansion skipped: ${describe(error)}`);
+    }
+    mark("expand", expandStarted);
+  }
+
+  const assembleStarted = performance.now();
+  const bundle = assembleBundle({
+    facts: rankedFacts,
+    chunks: rankedChunks,
+    neighbours,
+    tokenBudget: request.tokenBudget,
+    mode: request.mode,
+    liveState: liveState.detected,
+    countTokens,
+    lowConfidenceThreshold: deps.settings.lowConfidenceThreshold,
+  });
+  mark("assemble", assembleStarted);
+  mark("total", started);
+
+  deps.usage.record(
+    deps.store.indices.knowledge,
+    bundle.facts.map((fact) => fact.doc.id),
+  );
+  deps.usage.record(
+    deps.store.indices.chunks,
+    bundle.chunks.map((chunk) => chunk.doc.id),
+  );
+  const candidatesConsidered = rankedFacts.length + rankedChunks.length;
+  deps.metrics.bundleTokens.observe(bundle.tokens);
+  deps.metrics.candidatesConsidered.observe(candidatesConsidered);
+
+  const response: RetrieveResponse = {
+    bundle: {
+      text: bundle.text,
+      tokens: bundle.tokens,
+      tokenBudget: request.tokenBudget,
+      sections: bundle.sections,
+    },
+    facts: bundle.facts.map(({ doc, score }) => ({
+      id: doc.id,
+      statement: doc.statement,
+      type: doc.type,
+      confidence: doc.confidence,
+      score,
+      dimensions: doc.dimensions,
+    })),
+    chunks: bundle.chunks.map(({ doc, score, expandedFrom }) => ({
+      id: doc.id,
+      level: doc.level,
+      sourceId: doc.sourceId,
+      sourceKind: doc.sourceKind,
+      text: doc.text,
+      score,
+      expandedFrom,
+    })),
+    artifactRefs: bundle.artifactRefs,
+    aggregateConfidence: bundle.aggregateConfidence,
+    lowConfidence: bundle.lowConfidence,
+    degraded: degradedReasons.length > 0,
+    degradedReasons,
+    liveState,
+    candidatesConsidered,
+  };
+  if (request.debug) {
+    const selected = new Set([
+      ...bundle.facts.map((fact) => fact.doc.id),
+      ...bundle.chunks.map((chunk) => chunk.doc.id),
+    ]);
+    const traceOf =
+      (kind: "fact" | "chunk") =>
+      (candidate: RankedCandidate<FactDoc | ChunkDoc>): TraceItem => ({
+        id: candidate.doc.id,
+        kind,
+        bm25Rank: candidate.bm25Rank,
+        bm25Score: candidate.bm25Score,
+        knnRank: candidate.knnRank,
+        knnScore: candidate.knnScore,
+        facetRank: candidate.facetRank,
+        fused: candidate.fused,
+        features: candidate.features,
+        score: candidate.score,
+        selected: selected.has(candidate.doc.id),
+        excludedBecause: selected.has(candidate.doc.id)
+          ? null
+          : (bundle.exclusions.get(candidate.doc.id) ?? "rank_cutoff"),
+      });
+    response.trace = {
+      policyFilterClauses: factGate.length,
+      fusion: "weighted reciprocal rank fusion (k=60) × rank-feature multiplier; ties by id",
+      items: [...rankedFacts.map(traceOf("fact")), ...rankedChunks.map(traceOf("chunk"))],
+      timingsMs: timings,
+    };
+  }
+  if (response.degraded) deps.metrics.degradedAnswers.inc({ reason: "partial" });
+  return response;
+}
+
+function degradedEmpty(
+  request: RetrieveRequest,
+  liveState: RetrieveResponse["liveState"],
+  degradedReasons: string[],
+): RetrieveResponse {
+  return {
+    bundle: { text: "", tokens: 0, tokenBudget: request.tokenBudget, sections: [] },
+    facts: [],
+    chunks: [],
+    artifactRefs: [],
+    aggregateConfidence: 0,
+    lowConfidence: true,
+    degraded: true,
+    degradedReasons,
+    liveState,
+    candidatesConsidered: 0,
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

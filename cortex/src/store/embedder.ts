@@ -1,0 +1,124 @@
+/**
+ * Embeddings from Ollama through the `ollama` client: batched, with bounded concurrency, a per-call time limit
+ * and a small cache of query vectors (the hooks ask the same question again on retries and follow-ups).
+ */
+import { Ollama } from "ollama";
+
+export interface Embedder {
+  readonly model: string;
+  /** Vectors for many texts (ingest): batched, `concurrency` batches in flight. */
+  embedMany(texts: readonly string[]): Promise<number[][]>;
+  /** One query vector within the query time limit. */
+  embedQuery(text: string): Promise<number[]>;
+  /** Whether the model is registered with Ollama. */
+  modelPresent(timeoutMs: number): Promise<boolean>;
+}
+
+export interface EmbedderOptions {
+  url: string;
+  model: string;
+  dimensions: number;
+  batchSize: number;
+  concurrency: number;
+  queryTimeoutMs: number;
+  batchTimeoutMs?: number;
+  /** Called with each call's duration in seconds (metrics). */
+  observe?: (seconds: number, purpose: "query" | "ingest") => void;
+}
+
+function clientWithTimeout(host: string, timeoutMs: number): Ollama {
+  return new Ollama({
+    host,
+    fetch: (input, init) => {
+      const signals = [AbortSignal.timeout(timeoutMs), ...(init?.signal ? [init.signal] : [])];
+      return fetch(input, { ...init, signal: AbortSignal.any(signals) });
+    },
+  });
+}
+
+/** Run `work` over `items` with at most `limit` calls in flight; results keep input order. */
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+export function createOllamaEmbedder(options: EmbedderOptions): Embedder {
+  const queryClient = clientWithTimeout(options.url, options.queryTimeoutMs);
+  const batchClient = clientWithTimeout(options.url, options.batchTimeoutMs ?? 60_000);
+  const queryCache = new Map<string, number[]>();
+  const queryCacheSize = 512;
+
+  const check = (vectors: number[][], expected: number): number[][] => {
+    if (vectors.length !== expected)
+      throw new Error(`embedding model returned ${vectors.length} vectors for ${expected} texts`);
+    for (const vector of vectors) {
+      if (vector.length !== options.dimensions) {
+        throw new Error(
+          `embedding model ${options.model} returned ${vector.length} dimensions, expected ${options.dimensions}`,
+        );
+      }
+    }
+    return vectors;
+  };
+
+  return {
+    model: options.model,
+    async embedMany(texts) {
+      const batches: string[][] = [];
+      for (let start = 0; start < texts.length; start += options.batchSize) {
+        batches.push(texts.slice(start, start + options.batchSize));
+      }
+      const results = await mapBounded(batches, options.concurrency, async (batch) => {
+        const started = performance.now();
+        const response = await batchClient.embed({ model: options.model, input: batch, truncate: true });
+        options.observe?.((performance.now() - started) / 1000, "ingest");
+        return check(response.embeddings, batch.length);
+      });
+      return results.flat();
+    },
+    async embedQuery(text) {
+      const cached = queryCache.get(text);
+      if (cached !== undefined) {
+        // Refresh its place: the map's insertion order is the eviction order.
+        queryCache.delete(text);
+        queryCache.set(text, cached);
+        return cached;
+      }
+      const started = performance.now();
+      const response = await queryClient.embed({ model: options.model, input: [text], truncate: true });
+      options.observe?.((performance.now() - started) / 1000, "query");
+      const [vector] = check(response.embeddings, 1);
+      if (vector === undefined) throw new Error("embedding model returned no vector");
+      queryCache.set(text, vector);
+      if (queryCache.size > queryCacheSize) {
+        const oldest = queryCache.keys().next().value;
+        if (oldest !== undefined) queryCache.delete(oldest);
+      }
+      return vector;
+    },
+    async modelPresent(timeoutMs) {
+      try {
+        const client = clientWithTimeout(options.url, timeoutMs);
+        const { models } = await client.list();
+        return models.some(
+          (model) => model.name === options.model || model.name === `${options.model}:latest`,
+        );
+      } catch {
+        return false;
+      }
+    },
+  };
+}

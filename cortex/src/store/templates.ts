@@ -1,0 +1,164 @@
+/**
+ * Index templates Cortex owns, versioned. Each index is created from its template at start-up; a newer template
+ * version adds its fields to the live index with a mapping update (additive changes only: the test bed's
+ * OpenSearch has no reindex module, and Cortex never rewrites stored knowledge to migrate).
+ */
+
+/** Bump when a template changes; `_meta.templateVersion` on the index records what it was built from. */
+export const templateVersion = 1;
+
+export interface IndexNames {
+  knowledge: string;
+  chunks: string;
+  dimensions: string;
+}
+
+/** Stable alias names (what other modules use) and the versioned concrete index behind each. */
+export function indexNames(prefix: string): IndexNames {
+  return { knowledge: `${prefix}-knowledge`, chunks: `${prefix}-chunks`, dimensions: `${prefix}-dimensions` };
+}
+
+export function concreteIndex(alias: string): string {
+  return `${alias}-v${templateVersion}`;
+}
+
+const keyword = { type: "keyword" } as const;
+const date = { type: "date" } as const;
+const english = { type: "text", analyzer: "english" } as const;
+
+/** Single node: one shard, no replicas. Refresh every second keeps kNN segments few without hurting ingest. */
+const settings = {
+  index: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: "1s", knn: true },
+};
+
+function vectorField(dimensions: number) {
+  // The Lucene engine needs no native library (the k-NN default, FAISS, does); cosine suits MiniLM embeddings.
+  return {
+    type: "knn_vector",
+    dimension: dimensions,
+    method: {
+      name: "hnsw",
+      engine: "lucene",
+      space_type: "cosinesimil",
+      parameters: { m: 16, ef_construction: 128 },
+    },
+  };
+}
+
+/** Fields knowledge objects and chunks share: governance, dimensions, counters, validity. */
+function governedFields(dimensions: number) {
+  return {
+    id: keyword,
+    provenance: {
+      properties: {
+        key: keyword,
+        source: keyword,
+        sessionId: keyword,
+        agentId: keyword,
+        channel: keyword,
+        tool: keyword,
+        sourceTurnIds: keyword,
+        observedAt: date,
+        ingestedAt: date,
+      },
+    },
+    scope: keyword,
+    owner: { properties: { userId: keyword, householdId: keyword } },
+    privacy: keyword,
+    consent: { properties: { retrieval: { type: "boolean" }, agents: keyword } },
+    // The structured form is kept in _source; filters and overlap use the flattened tags.
+    dimensions: { type: "object", enabled: false },
+    dimensionTags: keyword,
+    dimensionValues: keyword,
+    confidence: { type: "float" },
+    usageCount: { type: "integer" },
+    lastUsedAt: date,
+    validity: { properties: { validFrom: date, invalidAt: date } },
+    createdAt: date,
+    embedding: vectorField(dimensions),
+    embeddingModel: keyword,
+  };
+}
+
+export function knowledgeTemplate(alias: string, dimensions: number) {
+  return {
+    index_patterns: [`${alias}-v*`],
+    priority: 100,
+    template: {
+      settings,
+      aliases: { [alias]: {} },
+      mappings: {
+        // Unknown fields stay in _source unindexed, so reflection and dream can add bookkeeping freely.
+        dynamic: false,
+        _meta: { templateVersion, owner: "remram-cortex" },
+        properties: {
+          ...governedFields(dimensions),
+          statement: english,
+          type: keyword,
+          claim: { properties: { subject: keyword, predicate: keyword, object: english } },
+          reinforcementCount: { type: "integer" },
+          toolConfirmations: { type: "integer" },
+          sessionIds: keyword,
+          lastReinforcedAt: date,
+          lastDecayedAt: date,
+          userDirective: { type: "boolean" },
+          links: { properties: { rel: keyword, targetId: keyword } },
+          promotionState: keyword,
+          status: keyword,
+          updatedAt: date,
+        },
+      },
+    },
+  };
+}
+
+export function chunkTemplate(alias: string, dimensions: number) {
+  return {
+    index_patterns: [`${alias}-v*`],
+    priority: 100,
+    template: {
+      settings,
+      aliases: { [alias]: {} },
+      mappings: {
+        dynamic: false,
+        _meta: { templateVersion, owner: "remram-cortex" },
+        properties: {
+          ...governedFields(dimensions),
+          sourceId: keyword,
+          sourceKind: keyword,
+          title: english,
+          path: keyword,
+          level: keyword,
+          seq: { type: "integer" },
+          text: english,
+          parentId: keyword,
+          prevId: keyword,
+          nextId: keyword,
+        },
+      },
+    },
+  };
+}
+
+export function dimensionsTemplate(alias: string) {
+  return {
+    index_patterns: [`${alias}-v*`],
+    priority: 100,
+    template: {
+      settings: { index: { number_of_shards: 1, number_of_replicas: 0 } },
+      aliases: { [alias]: {} },
+      mappings: {
+        dynamic: false,
+        _meta: { templateVersion, owner: "remram-cortex" },
+        properties: {
+          kind: keyword,
+          name: keyword,
+          occurrences: { type: "integer" },
+          firstSeenAt: date,
+          lastSeenAt: date,
+          updatedAt: date,
+        },
+      },
+    },
+  };
+}
