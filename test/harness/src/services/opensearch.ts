@@ -1,0 +1,248 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { cacheDir, pidDir, repoRoot, runDir } from "../paths.js";
+import { freePort } from "../ports.js";
+import { isAlive, type ManagedProcess, spawnService } from "../process.js";
+import { httpReady, waitFor } from "../wait.js";
+import type { OpenSearchEndpoints, Started, StartOptions } from "./types.js";
+
+const installHint = "run `bash hack/install-opensearch.sh` (or `make setup`)";
+
+export interface StartOpenSearchOptions extends StartOptions {
+  /** JVM heap (-Xms = -Xmx), e.g. "512m" (the default) or "1g". */
+  heap?: string;
+}
+
+/** An installation made by hack/install-opensearch.sh. */
+export interface OpenSearchInstallation {
+  home: string;
+  /** A JDK the installer found to work (OpenSearch 2.x needs one with the Security Manager: 11 to 23). */
+  javaHome: string;
+  /** The user the node must run as: OpenSearch refuses root, so as root the installer made a system user. */
+  runAs: string;
+}
+
+/** The settings one node gets in its own opensearch.yml. */
+export interface NodeSettings {
+  httpPort: number;
+  transportPort: number;
+  dataDir: string;
+  logsDir: string;
+}
+
+/** The OpenSearch version pinned in hack/versions.env, so the installer and the harness agree on the directory. */
+export function pinnedOpenSearchVersion(versionsEnv: string): string {
+  const match = /^OPENSEARCH_VERSION=(.+)$/m.exec(versionsEnv);
+  if (!match?.[1]) throw new Error("hack/versions.env has no OPENSEARCH_VERSION");
+  return match[1].trim();
+}
+
+/** Parse the remram.env the installer writes beside the installation. */
+export function parseInstallationEnv(home: string, text: string): OpenSearchInstallation {
+  const value = (key: string): string => {
+    const match = new RegExp(`^${key}=(.+)$`, "m").exec(text);
+    if (!match?.[1]) throw new Error(`${join(home, "remram.env")} has no ${key}; ${installHint}`);
+    return match[1].trim();
+  };
+  return { home, javaHome: value("OPENSEARCH_JAVA_HOME"), runAs: value("OPENSEARCH_RUN_AS") };
+}
+
+/** opensearch.yml for a single-node test cluster on loopback. */
+export function renderNodeConfig(settings: NodeSettings): string {
+  return `${[
+    "cluster.name: remram-testbed",
+    "node.name: remram-testbed",
+    // No discovery, no bootstrap checks: loopback only.
+    "discovery.type: single-node",
+    "network.host: 127.0.0.1",
+    `http.port: ${settings.httpPort}`,
+    `transport.port: ${settings.transportPort}`,
+    `path.data: ${settings.dataDir}`,
+    `path.logs: ${settings.logsDir}`,
+    // Test machines often have disks over the 85 % watermark, which would leave new shards unassigned.
+    "cluster.routing.allocation.disk.threshold_enabled: false",
+  ].join("\n")}\n`;
+}
+
+/** A command line that runs `argv` as `user` (needs root). setpriv execs, so the PID stays the command's own. */
+export function asUser(user: string, argv: readonly string[]): { command: string; args: string[] } {
+  return { command: "setpriv", args: [`--reuid=${user}`, `--regid=${user}`, "--init-groups", "--", ...argv] };
+}
+
+/** The command line that starts the node; as root, as the installer's user (its JVM then leads the process group). */
+export function launchCommand(
+  installation: OpenSearchInstallation,
+  runningAsRoot: boolean,
+): { command: string; args: string[] } {
+  const script = join(installation.home, "bin", "opensearch");
+  return runningAsRoot ? asUser(installation.runAs, [script]) : { command: script, args: [] };
+}
+
+/** Whether a node failed because another process took its port between freePort() and the bind. */
+export function lostPortRace(log: string): boolean {
+  return /BindException|BindTransportException|Address already in use/.test(log);
+}
+
+function readInstallation(): OpenSearchInstallation {
+  const version = pinnedOpenSearchVersion(readFileSync(join(repoRoot, "hack", "versions.env"), "utf8"));
+  const installed = join(cacheDir, `opensearch-${version}`);
+  if (!existsSync(join(installed, "remram.env"))) {
+    throw new Error(`OpenSearch ${version} is not installed at ${installed}: ${installHint}`);
+  }
+  // The cache entry may be a link into the service user's home; that user can only use the real path.
+  const home = realpathSync(installed);
+  return parseInstallationEnv(home, readFileSync(join(home, "remram.env"), "utf8"));
+}
+
+const runningAsRoot = (): boolean => process.getuid?.() === 0;
+
+/** Node dirs are named after their HTTP port; one is stale once its recorded process is gone. */
+const freshDirPrefix = "opensearch-";
+const staleAfterMs = 15 * 60_000;
+
+/**
+ * Remove node dirs that no live node uses (a crashed run's leftovers). A dir younger than staleAfterMs is kept:
+ * a start in parallel may have created it and not yet written its PID file.
+ */
+function pruneStaleNodeDirs(now: number): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(runDir).filter((entry) => entry.startsWith(freshDirPrefix));
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const dir = join(runDir, entry);
+    const pid = recordedPid(join(pidDir, `${entry}.pid`));
+    if (pid !== undefined && isAlive(pid)) continue;
+    if (now - statSync(dir).mtimeMs < staleAfterMs) continue;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function recordedPid(pidFile: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(pidFile, "utf8"), 10);
+    return Number.isInteger(pid) && pid > 1 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Config (copied from the installation, plus our opensearch.yml), data, logs and tmp of one node. */
+function prepareNodeDir(installation: OpenSearchInstallation, nodeDir: string, settings: NodeSettings): void {
+  const configDir = join(nodeDir, "config");
+  rmSync(configDir, { recursive: true, force: true });
+  cpSync(join(installation.home, "config"), configDir, { recursive: true });
+  writeFileSync(join(configDir, "opensearch.yml"), renderNodeConfig(settings));
+  for (const dir of [settings.dataDir, settings.logsDir, join(nodeDir, "tmp")])
+    mkdirSync(dir, { recursive: true });
+  if (!runningAsRoot()) return;
+  execFileSync("chown", ["-R", `${installation.runAs}:`, nodeDir]);
+  const probe = asUser(installation.runAs, ["test", "-w", settings.dataDir]);
+  if (spawnSync(probe.command, probe.args).status !== 0) {
+    throw new Error(
+      `user ${installation.runAs} cannot write ${settings.dataDir}: the checkout must be reachable by that user (not under a private home)`,
+    );
+  }
+}
+
+/**
+ * A single-node OpenSearch with k-NN on free loopback ports, healthy (green or yellow) before it resolves.
+ *
+ * Each start gets a fresh dir .remram/run/opensearch-<http port>/ (config, data, logs), removed by stop().
+ * A detached start (`make infra-up`) reuses .remram/run/opensearch/ instead, so the demo's data survives
+ * `make infra-down` and the next `make infra-up`.
+ */
+export async function startOpenSearch(
+  options: StartOpenSearchOptions = {},
+): Promise<Started<OpenSearchEndpoints>> {
+  const installation = readInstallation();
+  pruneStaleNodeDirs(Date.now());
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const deadline = Date.now() + timeoutMs;
+  // Another process may grab a port between freePort() and the node's bind; that is worth a retry, nothing else is.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNode(installation, options, Math.max(deadline - Date.now(), 1_000));
+    } catch (error) {
+      if (!(error instanceof PortRaceError) || attempt === 3) throw error;
+    }
+  }
+}
+
+class PortRaceError extends Error {}
+
+async function startNode(
+  installation: OpenSearchInstallation,
+  options: StartOpenSearchOptions,
+  timeoutMs: number,
+): Promise<Started<OpenSearchEndpoints>> {
+  const httpPort = await freePort();
+  let transportPort = await freePort();
+  while (transportPort === httpPort) transportPort = await freePort();
+  const nodeDir = join(runDir, options.detach ? "opensearch" : `${freshDirPrefix}${httpPort}`);
+  const settings: NodeSettings = {
+    httpPort,
+    transportPort,
+    dataDir: join(nodeDir, "data"),
+    logsDir: join(nodeDir, "logs"),
+  };
+  prepareNodeDir(installation, nodeDir, settings);
+  const heap = options.heap ?? "512m";
+  const { command, args } = launchCommand(installation, runningAsRoot());
+  const node = spawnService({
+    name: `opensearch-${httpPort}`,
+    command,
+    args,
+    // The distribution's jvm.options writes gc.log and heap dumps relative to the working directory.
+    cwd: nodeDir,
+    detach: options.detach,
+    env: {
+      PATH: process.env.PATH,
+      HOME: nodeDir,
+      OPENSEARCH_JAVA_HOME: installation.javaHome,
+      OPENSEARCH_PATH_CONF: join(nodeDir, "config"),
+      OPENSEARCH_TMPDIR: join(nodeDir, "tmp"),
+      OPENSEARCH_JAVA_OPTS: `-Xms${heap} -Xmx${heap}`,
+    },
+  });
+  const url = `http://127.0.0.1:${httpPort}`;
+  const stop = async (): Promise<void> => {
+    await node.stop(15_000);
+    if (!options.detach) rmSync(nodeDir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitForHealthy(node, url, timeoutMs);
+  } catch (error) {
+    await stop();
+    const tail = node.logTail(20);
+    if (lostPortRace(tail)) throw new PortRaceError(`port ${httpPort} or ${transportPort} was taken`);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`${reason}\n--- ${node.logFile} (tail) ---\n${tail}`);
+  }
+  return { endpoints: { url }, processes: [node], stop };
+}
+
+async function waitForHealthy(node: ManagedProcess, url: string, timeoutMs: number): Promise<void> {
+  await waitFor(
+    () =>
+      httpReady(
+        `${url}/_cluster/health?wait_for_status=yellow&timeout=2s`,
+        (response) => response.status === 200,
+      ),
+    { what: `opensearch at ${url}`, timeoutMs, intervalMs: 500, abortIf: node.exitReason },
+  );
+}
