@@ -1,0 +1,417 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operatorUsername } from "../src/api/approval-policy.js";
+import { defaultOperatorNamespace, defaultOperatorServiceAccount } from "../src/api/generated-files.js";
+import { KubeApiError, type KubeClient } from "../src/runtime/kube-client.js";
+import { adminClient, createNamespace, installCrds, runSuffix } from "./cluster.js";
+
+const { client: admin } = adminClient();
+const namespace = `admission-${runSuffix()}`;
+const api = `/apis/remram.io/v1alpha1/namespaces/${namespace}`;
+const digest = `sha256:${"a".repeat(64)}`;
+const operatorName = operatorUsername(defaultOperatorNamespace, defaultOperatorServiceAccount);
+const authenticated = ["system:authenticated"];
+const operatorClient = admin.as(operatorName, ["system:serviceaccounts", "system:authenticated"]);
+const alice = admin.as("alice", authenticated);
+const bob = admin.as("bob", authenticated);
+
+/** The message the API server rejects a request with (the test fails if it is accepted). */
+async function rejection(request: Promise<unknown>): Promise<string> {
+  try {
+    await request;
+  } catch (error) {
+    if (error instanceof KubeApiError) return error.message;
+    throw error;
+  }
+  throw new Error("the request was accepted");
+}
+
+const appliance = (name: string, spec: unknown) => ({
+  apiVersion: "remram.io/v1alpha1",
+  kind: "RemramAppliance",
+  metadata: { name, namespace },
+  spec,
+});
+const schedule = (spec: Record<string, unknown>) => ({
+  apiVersion: "remram.io/v1alpha1",
+  kind: "DreamSchedule",
+  metadata: { name: "nightly", namespace },
+  spec: { applianceRef: { name: "box" }, schedule: "0 3 * * *", ...spec },
+});
+const policy = (spec: Record<string, unknown>) => ({
+  apiVersion: "remram.io/v1alpha1",
+  kind: "DimensionPolicy",
+  metadata: { name: "dims", namespace },
+  spec: { applianceRef: { name: "box" }, dimensions: [{ name: "topic" }], ...spec },
+});
+const proposalSpec = (overrides: Record<string, unknown> = {}) => ({
+  applianceRef: { name: "box" },
+  proposalId: "p-1",
+  artifactPath: "notes/house.md",
+  proposedDigest: digest,
+  diff: "+ the boiler is serviced in May",
+  rationale: "repeated in three sessions",
+  proposedBy: operatorName,
+  ...overrides,
+});
+const proposal = (name: string, overrides: Record<string, unknown> = {}) => ({
+  apiVersion: "remram.io/v1alpha1",
+  kind: "ArtifactProposal",
+  metadata: { name, namespace },
+  spec: proposalSpec(overrides),
+});
+
+/** [description, kind path, body, expected message fragment] */
+const invalid: [string, string, unknown, string][] = [
+  [
+    "appliance name longer than 40",
+    "remramappliances",
+    appliance("a".repeat(41), {}),
+    "DNS-1035 label of at most 40",
+  ],
+  ["appliance name starting with a digit", "remramappliances", appliance("1box", {}), "DNS-1035 label"],
+  [
+    "unknown hardware profile",
+    "remramappliances",
+    appliance("box", { hardwareProfile: "tiny" }),
+    "Unsupported value",
+  ],
+  [
+    "external mode without external",
+    "remramappliances",
+    appliance("box", { opensearch: { mode: "external" } }),
+    "external is required when mode is external",
+  ],
+  [
+    "embedded mode with external",
+    "remramappliances",
+    appliance("box", { opensearch: { external: { url: "https://os:9200" } } }),
+    "external is required when mode is external and forbidden otherwise",
+  ],
+  [
+    "heap on an external OpenSearch",
+    "remramappliances",
+    appliance("box", { opensearch: { mode: "external", external: { url: "https://os:9200" }, heap: "2Gi" } }),
+    "apply only to an embedded OpenSearch",
+  ],
+  [
+    "external URL that is not http",
+    "remramappliances",
+    appliance("box", { opensearch: { mode: "external", external: { url: "ftp://os" } } }),
+    "should match",
+  ],
+  [
+    "unknown gpu mode",
+    "remramappliances",
+    appliance("box", { ollama: { gpu: "maybe" } }),
+    "Unsupported value",
+  ],
+  [
+    "runtime class with gpu disabled",
+    "remramappliances",
+    appliance("box", { ollama: { gpu: "disabled", runtimeClassName: "nvidia" } }),
+    "runtimeClassName cannot be set when gpu is disabled",
+  ],
+  [
+    "storage size that is no quantity",
+    "remramappliances",
+    appliance("box", { ollama: { storage: { size: "lots" } } }),
+    "should match",
+  ],
+  [
+    "token budget below the floor",
+    "remramappliances",
+    appliance("box", { cortex: { retrieval: { tokenBudget: 10 } } }),
+    "greater than or equal to 256",
+  ],
+  [
+    "two default agents",
+    "remramappliances",
+    appliance("box", {
+      gateway: {
+        agents: [
+          { id: "a", default: true },
+          { id: "b", default: true },
+        ],
+      },
+    }),
+    "at most one agent may be the default",
+  ],
+  [
+    "unknown dmScope",
+    "remramappliances",
+    appliance("box", { gateway: { dmScope: "everyone" } }),
+    "Unsupported value",
+  ],
+  [
+    "git email without @",
+    "remramappliances",
+    appliance("box", { workspace: { gitIdentity: { name: "Box", email: "nope" } } }),
+    "should match",
+  ],
+  ["schedule in words", "dreamschedules", schedule({ schedule: "every day" }), "five-field cron expression"],
+  [
+    "schedule with three fields",
+    "dreamschedules",
+    schedule({ schedule: "* * *" }),
+    "five-field cron expression",
+  ],
+  [
+    "time zone that is no IANA name",
+    "dreamschedules",
+    schedule({ timeZone: "Not A Zone!" }),
+    "IANA time zone name",
+  ],
+  ["Replace concurrency", "dreamschedules", schedule({ concurrencyPolicy: "Replace" }), "Unsupported value"],
+  [
+    "zero starting deadline",
+    "dreamschedules",
+    schedule({ startingDeadlineSeconds: 0 }),
+    "greater than or equal to 1",
+  ],
+  [
+    "dry run that would mirror proposals",
+    "dreamschedules",
+    schedule({ cycle: { dryRun: true } }),
+    "a dryRun cycle writes no proposals",
+  ],
+  [
+    "schedule without appliance",
+    "dreamschedules",
+    { ...schedule({}), spec: { schedule: "0 3 * * *" } },
+    "applianceRef: Required value",
+  ],
+  [
+    "policy without dimensions",
+    "dimensionpolicies",
+    policy({ dimensions: [] }),
+    "should have at least 1 items",
+  ],
+  [
+    "dimension name with spaces",
+    "dimensionpolicies",
+    policy({ dimensions: [{ name: "Bad Name" }] }),
+    "should match",
+  ],
+  [
+    "duplicate dimension",
+    "dimensionpolicies",
+    policy({ dimensions: [{ name: "topic" }, { name: "topic" }] }),
+    "Duplicate value",
+  ],
+  [
+    "secret knowledge made injectable",
+    "dimensionpolicies",
+    policy({ privacy: { injectableLevels: ["secret"] } }),
+    "secret knowledge can never be injectable",
+  ],
+  [
+    "weight above ten",
+    "dimensionpolicies",
+    policy({ retrievalWeights: { bm25: 11 } }),
+    "less than or equal to 10",
+  ],
+  [
+    "artifact path escaping the workspace",
+    "artifactproposals",
+    proposal("escape", { artifactPath: "../etc/passwd.md" }),
+    "should match",
+  ],
+  [
+    "digest that is not sha256",
+    "artifactproposals",
+    proposal("md5", { proposedDigest: "md5:abc" }),
+    "spec.proposedDigest",
+  ],
+  [
+    "proposer other than the creator",
+    "artifactproposals",
+    proposal("forged", { proposedBy: "somebody-else" }),
+    "spec.proposedBy must be the creating user",
+  ],
+];
+
+beforeAll(async () => {
+  await installCrds(admin);
+  await createNamespace(admin, namespace);
+  // As the chart grants: the operator writes proposals and their status; approvers patch status and hold `approve`.
+  const rbac = "/apis/rbac.authorization.k8s.io/v1";
+  await admin.create(`${rbac}/namespaces/${namespace}/roles`, {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name: "operator", namespace },
+    rules: [
+      {
+        apiGroups: ["remram.io"],
+        resources: ["artifactproposals", "artifactproposals/status"],
+        verbs: ["get", "list", "create", "patch"],
+      },
+    ],
+  });
+  await admin.create(`${rbac}/namespaces/${namespace}/roles`, {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name: "approver", namespace },
+    rules: [
+      {
+        apiGroups: ["remram.io"],
+        resources: ["artifactproposals"],
+        verbs: ["get", "list", "create", "approve"],
+      },
+      { apiGroups: ["remram.io"], resources: ["artifactproposals/status"], verbs: ["patch"] },
+    ],
+  });
+  await admin.create(`${rbac}/namespaces/${namespace}/roles`, {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name: "status-editor", namespace },
+    rules: [
+      { apiGroups: ["remram.io"], resources: ["artifactproposals"], verbs: ["get"] },
+      { apiGroups: ["remram.io"], resources: ["artifactproposals/status"], verbs: ["patch"] },
+    ],
+  });
+  const bind = (role: string, user: string) =>
+    admin.create(`${rbac}/namespaces/${namespace}/rolebindings`, {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: `${role}-${user.replace(/[^a-z0-9]+/g, "-")}`, namespace },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: role },
+      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user }],
+    });
+  await bind("operator", operatorName);
+  await bind("approver", "alice");
+  await bind("status-editor", "bob");
+}, 120_000);
+
+afterAll(async () => {
+  await admin.delete(`/api/v1/namespaces/${namespace}`);
+});
+
+describe("the CRDs reject invalid objects at admission", () => {
+  it(`with the intended message for each of ${invalid.length} invalid objects`, async () => {
+    const mismatches: string[] = [];
+    for (const [description, plural, body, expected] of invalid) {
+      const creator: KubeClient = plural === "artifactproposals" ? operatorClient : admin;
+      const message = await rejection(creator.create(`${api}/${plural}?fieldValidation=Strict`, body)).catch(
+        (error: Error) => `ACCEPTED (${error.message})`,
+      );
+      if (!message.includes(expected))
+        mismatches.push(`${description}: expected "${expected}", got: ${message}`);
+    }
+    expect(invalid.length).toBeGreaterThanOrEqual(25);
+    expect(mismatches).toEqual([]);
+  });
+
+  it("keeps an ArtifactProposal's spec immutable", async () => {
+    await operatorClient.create(`${api}/artifactproposals`, proposal("immutable"));
+    const message = await rejection(
+      admin.mergePatch(`${api}/artifactproposals/immutable`, { spec: { rationale: "changed my mind" } }),
+    );
+    expect(message).toContain("spec is immutable");
+  });
+});
+
+describe("approving an ArtifactProposal", () => {
+  const decision = (type: "Approved" | "Denied", by: string, overrides: Record<string, unknown> = {}) => [
+    {
+      op: "add",
+      path: "/status/conditions/-",
+      value: {
+        type,
+        status: "True",
+        reason: "KubectlRemram",
+        message: "",
+        lastTransitionTime: "2026-01-01T00:00:00Z",
+      },
+    },
+    {
+      op: "add",
+      path: "/status/approval",
+      value: {
+        decision: type,
+        by,
+        at: "2026-01-01T00:00:00Z",
+        generation: 1,
+        proposedDigest: digest,
+        ...overrides,
+      },
+    },
+  ];
+  const statusPath = (name: string) => `${api}/artifactproposals/${name}/status`;
+
+  beforeAll(async () => {
+    for (const name of ["p-alice", "p-self"]) {
+      const creator = name === "p-self" ? alice : operatorClient;
+      const proposedBy = name === "p-self" ? "alice" : operatorName;
+      await creator.create(`${api}/artifactproposals`, proposal(name, { proposedBy }));
+      // The operator's first status: Pending, Ready=False.
+      await operatorClient.mergePatch(statusPath(name), {
+        status: {
+          phase: "Pending",
+          conditions: [
+            {
+              type: "Ready",
+              status: "False",
+              reason: "AwaitingApproval",
+              message: "",
+              lastTransitionTime: "2026-01-01T00:00:00Z",
+            },
+          ],
+        },
+      });
+    }
+  });
+
+  it("is refused to a user without the approve verb", async () => {
+    expect(await rejection(bob.jsonPatch(statusPath("p-alice"), decision("Approved", "bob")))).toContain(
+      "needs the approve verb",
+    );
+  });
+
+  it("is refused when status.approval names someone other than the requester", async () => {
+    expect(
+      await rejection(alice.jsonPatch(statusPath("p-alice"), decision("Approved", "mallory"))),
+    ).toContain("status.approval.by must be the approving user");
+  });
+
+  it("is refused to the proposer", async () => {
+    expect(await rejection(alice.jsonPatch(statusPath("p-self"), decision("Approved", "alice")))).toContain(
+      "the proposer cannot approve",
+    );
+  });
+
+  it("is refused for another generation or digest than the proposal has", async () => {
+    expect(
+      await rejection(
+        alice.jsonPatch(statusPath("p-alice"), decision("Approved", "alice", { generation: 7 })),
+      ),
+    ).toContain("must name the current metadata.generation");
+  });
+
+  it("is refused as a False condition", async () => {
+    const falseApproval = decision("Approved", "alice");
+    (falseApproval[0]?.value as { status: string }).status = "False";
+    expect(await rejection(alice.jsonPatch(statusPath("p-alice"), falseApproval))).toContain(
+      "can only be True",
+    );
+  });
+
+  it("is accepted from a rightful approver, and then final: no flip to Denied", async () => {
+    await alice.jsonPatch(statusPath("p-alice"), decision("Approved", "alice"));
+    const flip = [
+      { op: "remove", path: "/status/conditions/1" },
+      ...decision("Denied", "alice").map((operation) =>
+        operation.path === "/status/approval" ? { ...operation, op: "replace" } : operation,
+      ),
+    ];
+    expect(await rejection(alice.jsonPatch(statusPath("p-alice"), flip))).toMatch(
+      /decision is final|mutually exclusive/,
+    );
+  });
+
+  it("leaves every other status field to the operator", async () => {
+    expect(
+      await rejection(alice.mergePatch(statusPath("p-alice"), { status: { phase: "Promoted" } })),
+    ).toContain("only the remram operator may change status fields");
+    await operatorClient.mergePatch(statusPath("p-alice"), { status: { phase: "Approved" } });
+  });
+});
