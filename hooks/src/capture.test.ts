@@ -40,7 +40,7 @@ describe("toolResultProvenanceKey", () => {
 });
 
 describe("captureToolResult", () => {
-  it("turns a tool result message into a queue item with provenance", () => {
+  it("turns a tool result message into a Cortex tool_result event owned by the principal", () => {
     const result = captureToolResult(
       { message: toolMessage(), toolName: "ls", toolCallId: "call_1" },
       {},
@@ -49,19 +49,26 @@ describe("captureToolResult", () => {
       capture,
       now,
     );
-    expect(result).toMatchObject({
+    expect(result).toEqual({
       ok: true,
+      truncated: false,
       item: {
         kind: "tool_result",
-        toolName: "ls",
+        provenanceKey: toolResultProvenanceKey({
+          agentId: "main",
+          sessionKey,
+          toolCallId: "call_1",
+          toolName: "ls",
+          fallbackContent: "",
+        }),
+        sessionId: sessionKey,
+        agentId: "main",
+        observedAt: "2026-11-22T09:59:59.000Z",
+        scope: "user",
+        owner: { userId: "alice" },
+        tool: "ls",
         toolCallId: "call_1",
-        text: "a.txt\nb.txt",
-        truncated: false,
-        isError: false,
-        occurredAt: "2026-11-22T09:59:59.000Z",
-        capturedAt: "2026-11-22T10:00:00.000Z",
-        principal,
-        sessionKey,
+        output: "a.txt\nb.txt",
       },
     });
   });
@@ -69,17 +76,17 @@ describe("captureToolResult", () => {
   it("cuts long output and says so", () => {
     const long = toolMessage({ content: [{ type: "text", text: "x".repeat(1000) }] });
     const result = captureToolResult({ message: long }, {}, principal, sessionKey, capture, now);
-    expect(result).toMatchObject({ ok: true, item: { truncated: true } });
-    expect(result.ok && result.item.text.length).toBe(300);
+    expect(result).toMatchObject({ ok: true, truncated: true });
+    expect(result.ok && result.item.output.length).toBe(300);
   });
 
-  it("keeps small structured details and names images instead of inlining them", () => {
+  it("appends structured details and names images instead of inlining them", () => {
     const message = toolMessage({
       content: [{ type: "image", data: "AAAA", mimeType: "image/png" }],
       details: { files: 2 },
     });
     const result = captureToolResult({ message }, {}, principal, sessionKey, capture, now);
-    expect(result).toMatchObject({ ok: true, item: { text: "[image image/png]", details: { files: 2 } } });
+    expect(result).toMatchObject({ ok: true, item: { output: '[image image/png]\n\ndetails: {"files":2}' } });
   });
 
   it("skips synthetic results, skipped tools, non-tool messages and empty output", () => {

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { PluginConfig } from "./config.js";
-import type { CapturedToolResult } from "./cortex-contract.js";
+import { cortexLimits, type ToolResultEvent } from "./cortex-contract.js";
 import type { ToolResultPersistContext, ToolResultPersistEvent } from "./openclaw-api.js";
-import type { Principal } from "./principal.js";
+import { type Principal, toIdentifier } from "./principal.js";
 
 /**
  * Turning a persisted tool result into the item the durable queue holds and /ingest receives (seed 000 §4.5).
@@ -46,12 +46,11 @@ function contentText(content: unknown): string {
     .join("\n");
 }
 
-/** Structured details are kept only when they serialise small enough to be worth ingesting. */
-function boundedDetails(details: unknown, maxChars: number): unknown {
-  if (details === undefined) return undefined;
+/** Structured details, as compact JSON, when they serialise at all. */
+function detailsJson(details: unknown): string | undefined {
+  if (details === undefined || details === null) return undefined;
   try {
-    const json = JSON.stringify(details);
-    return json !== undefined && json.length <= maxChars ? JSON.parse(json) : undefined;
+    return JSON.stringify(details);
   } catch {
     return undefined;
   }
@@ -59,7 +58,9 @@ function boundedDetails(details: unknown, maxChars: number): unknown {
 
 export type CaptureSkipReason = "disabled" | "synthetic" | "skipped_tool" | "not_a_tool_result" | "empty";
 
-export type CaptureResult = { ok: true; item: CapturedToolResult } | { ok: false; reason: CaptureSkipReason };
+export type CaptureResult =
+  | { ok: true; item: ToolResultEvent; truncated: boolean }
+  | { ok: false; reason: CaptureSkipReason };
 
 export function captureToolResult(
   event: ToolResultPersistEvent,
@@ -81,35 +82,42 @@ export function captureToolResult(
     event.toolCallId ??
     ctx.toolCallId ??
     (typeof message.toolCallId === "string" ? message.toolCallId : undefined);
-  const fullText = contentText(message.content);
-  const details = boundedDetails(message.details, config.maxTextChars);
-  if (fullText.trim() === "" && details === undefined) return { ok: false, reason: "empty" };
-  const truncated = fullText.length > config.maxTextChars;
-  const occurredAt =
+  const text = contentText(message.content);
+  const details = detailsJson(message.details);
+  // Cortex has no field for structured details: they follow the text, both within the size limit.
+  const fullOutput = [text, details === undefined ? "" : `details: ${details}`]
+    .filter((part) => part !== "")
+    .join("\n\n");
+  if (fullOutput.trim() === "") return { ok: false, reason: "empty" };
+  const limit = Math.min(config.maxTextChars, cortexLimits.maxToolOutputChars);
+  const truncated = fullOutput.length > limit;
+  const observedAt =
     typeof message.timestamp === "number" && Number.isFinite(message.timestamp)
       ? new Date(message.timestamp).toISOString()
       : now.toISOString();
   return {
     ok: true,
+    truncated,
     item: {
       kind: "tool_result",
       provenanceKey: toolResultProvenanceKey({
         agentId: principal.agentId,
         sessionKey,
         toolName,
-        fallbackContent: fullText,
+        fallbackContent: fullOutput,
         ...(toolCallId === undefined ? {} : { toolCallId }),
       }),
-      principal,
-      sessionKey,
-      toolName,
-      ...(toolCallId === undefined ? {} : { toolCallId }),
-      isError: message.isError === true,
-      text: truncated ? fullText.slice(0, config.maxTextChars) : fullText,
-      truncated,
-      ...(details === undefined ? {} : { details }),
-      occurredAt,
-      capturedAt: now.toISOString(),
+      sessionId: toIdentifier(sessionKey),
+      agentId: principal.agentId,
+      observedAt,
+      scope: "user",
+      owner: {
+        userId: principal.userId,
+        ...(principal.householdId === undefined ? {} : { householdId: principal.householdId }),
+      },
+      tool: toolName.slice(0, 128),
+      ...(toolCallId === undefined ? {} : { toolCallId: toolCallId.slice(0, 128) }),
+      output: truncated ? fullOutput.slice(0, limit) : fullOutput,
     },
   };
 }

@@ -41,7 +41,7 @@ export const PluginConfigSchema = z.strictObject({
     .strictObject({
       enabled: z.boolean().default(true),
       /** Upper bound of the injected block, in estimated tokens; also sent to Cortex as the budget. */
-      tokenCeiling: z.int().min(64).max(32_000).default(1_200),
+      tokenCeiling: z.int().min(64).max(16_000).default(1_200),
       mode: z.enum(["standard", "deep"]).default("standard"),
       /** Group/room sessions have several readers: skip injection, or inject household/shared scope only. */
       groupSessions: z.enum(["skip", "household"]).default("skip"),
@@ -94,7 +94,7 @@ export const PluginConfigSchema = z.strictObject({
       /** What to give up when full: the oldest waiting item, or the one arriving. Always counted and logged. */
       dropPolicy: z.enum(["drop-oldest", "drop-newest"]).default("drop-oldest"),
       drainIntervalMs: z.int().min(50).max(600_000).default(1_000),
-      batchSize: z.int().min(1).max(500).default(50),
+      batchSize: z.int().min(1).max(256).default(50),
       backoffInitialMs: z.int().min(10).max(600_000).default(1_000),
       backoffMaxMs: z.int().min(10).max(3_600_000).default(60_000),
     })

@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import type { PluginConfig } from "./config.js";
 import {
-  type CapturedToolResult,
   IngestResponseSchema,
   type RetrieveRequest,
   type RetrieveResponse,
   RetrieveResponseSchema,
+  type ToolResultEvent,
 } from "./cortex-contract.js";
 import type { Principal } from "./principal.js";
-import type { ReflectionDelta } from "./reflection.js";
+import type { CortexReflectionDelta } from "./reflection.js";
 
 /**
  * Thin HTTP client for Cortex. Every call has a hard deadline through AbortSignal.timeout, so a hanging
@@ -38,14 +38,8 @@ export function describeFailure(failure: CortexFailure): string {
 
 export interface CortexClient {
   retrieve(request: RetrieveRequest): Promise<CortexResult<RetrieveResponse>>;
-  ingest(items: readonly CapturedToolResult[]): Promise<CortexResult<{ acknowledged: string[] }>>;
-  reflect(body: {
-    principal: Principal;
-    sessionKey: string;
-    jobId: string;
-    runId?: string;
-    delta: ReflectionDelta;
-  }): Promise<CortexResult<unknown>>;
+  ingest(events: readonly ToolResultEvent[]): Promise<CortexResult<{ acknowledged: string[] }>>;
+  reflect(body: { principal: Principal; delta: CortexReflectionDelta }): Promise<CortexResult<unknown>>;
 }
 
 export function createCortexClient(
@@ -120,8 +114,8 @@ export function createCortexClient(
         ? { ok: true, value: parsed.data }
         : { ok: false, failure: { kind: "invalid_response", message: parsed.error.message.slice(0, 300) } };
     },
-    async ingest(items) {
-      const result = await post("/ingest", { events: items }, config.ingestTimeoutMs);
+    async ingest(events) {
+      const result = await post("/ingest", { events }, config.ingestTimeoutMs);
       if (!result.ok) return result;
       const parsed = IngestResponseSchema.safeParse(result.value);
       if (!parsed.success) {
@@ -131,7 +125,7 @@ export function createCortexClient(
         };
       }
       // A 2xx for the batch acknowledges every item (duplicates included: Cortex already holds them).
-      return { ok: true, value: { acknowledged: items.map((item) => item.provenanceKey) } };
+      return { ok: true, value: { acknowledged: events.map((event) => event.provenanceKey) } };
     },
     reflect(body) {
       return post("/reflect", body, config.reflectTimeoutMs);

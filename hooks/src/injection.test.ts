@@ -3,7 +3,7 @@ import { type RetrieveResponse, RetrieveResponseSchema } from "./cortex-contract
 import {
   blockBegin,
   blockEnd,
-  containsPrivate,
+  blocksCloud,
   estimateTokens,
   filterForModel,
   isPrivateItem,
@@ -45,8 +45,8 @@ describe("renderKnowledgeBlock", () => {
     expect(text.endsWith(blockEnd)).toBe(true);
     const order = [
       "## Constraints",
-      "## Decisions",
       "## Preferences",
+      "## Decisions",
       "## Facts",
       "## Excerpts",
       "## Artifacts",
@@ -88,28 +88,34 @@ describe("renderKnowledgeBlock", () => {
   });
 
   it("says when memory is not authoritative for live state", () => {
-    const live = bundle({ ...sample, liveStateIntent: true });
+    const live = bundle({ ...sample, liveState: { detected: true, reason: "asks what runs now" } });
     expect(renderKnowledgeBlock(live, 1000)?.text).toContain("not authoritative for the current live state");
   });
 });
 
 describe("privacy of knowledge items", () => {
-  it("treats private levels and user scope as private unless marked public", () => {
-    expect(isPrivateItem({ scope: "household", privacy: "private" })).toBe(true);
+  it("treats private and secret levels as private, and user scope when no level is known", () => {
+    expect(isPrivateItem({ privacy: "private" })).toBe(true);
+    expect(isPrivateItem({ privacy: "secret", scope: "shared" })).toBe(true);
+    expect(isPrivateItem({ privacy: "household", scope: "user" })).toBe(false);
     expect(isPrivateItem({ scope: "user" })).toBe(true);
-    expect(isPrivateItem({ scope: "user", privacy: "public" })).toBe(false);
     expect(isPrivateItem({ scope: "household" })).toBe(false);
   });
 
+  it("treats an item whose privacy Cortex did not report as private", () => {
+    expect(isPrivateItem({})).toBe(true);
+  });
+
   it("withholds private items from a cloud model unless consent allows, and hides nothing locally", () => {
-    expect(containsPrivate(sample)).toBe(true);
+    expect(blocksCloud(sample, false)).toBe(true);
+    expect(blocksCloud(sample, true)).toBe(false);
     expect(filterForModel(sample, "local", false)).toBe(sample);
     const cloud = filterForModel(sample, "cloud", false);
     expect(cloud.facts.map((fact) => fact.id)).toEqual(["f1", "p1", "d1"]);
-    expect(containsPrivate(cloud)).toBe(false);
+    expect(blocksCloud(cloud, false)).toBe(false);
     expect(filterForModel(sample, "cloud", true).facts).toHaveLength(4);
     const consented = bundle({
-      facts: [{ id: "c", statement: "x y z", scope: "user", consent: { cloud: true } }],
+      facts: [{ id: "c", statement: "x y z", privacy: "private", consent: { cloud: true } }],
     });
     expect(filterForModel(consented, "cloud", false).facts).toHaveLength(1);
   });

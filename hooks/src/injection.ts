@@ -9,11 +9,11 @@ import type { RetrievedChunk, RetrievedFact, RetrieveResponse } from "./cortex-c
 export const blockBegin = "<<<remram-knowledge";
 export const blockEnd = "remram-knowledge>>>";
 
-/** Fixed section order: what binds the assistant first, then what informs it, then grounding text. */
+/** Cortex's fixed section order (cortex/src/schemas/retrieve.ts bundleSectionNames), then grounding text. */
 const sectionOrder: readonly { type: string; title: string }[] = [
   { type: "constraint", title: "Constraints" },
-  { type: "decision", title: "Decisions" },
   { type: "preference", title: "Preferences" },
+  { type: "decision", title: "Decisions" },
   { type: "principle", title: "Principles" },
   { type: "fact", title: "Facts" },
 ];
@@ -27,16 +27,25 @@ export function estimateTokens(text: string): number {
 
 type KnowledgeItem = Pick<RetrievedFact, "scope" | "privacy" | "consent">;
 
-const privateLevels = new Set(["private", "secret", "sensitive", "personal"]);
+const privateLevels = new Set(["private", "secret"]);
 
-/** Private-scope knowledge: a private privacy level, or user-scoped and not explicitly public. */
+/**
+ * Private-scope knowledge: a private privacy level; without a level, user scope; without either, private,
+ * because what cannot be shown to be shareable is treated as not shareable.
+ */
 export function isPrivateItem(item: KnowledgeItem): boolean {
-  if (item.privacy !== undefined && privateLevels.has(item.privacy)) return true;
-  return item.scope === "user" && item.privacy !== "public";
+  if (item.privacy !== undefined) return privateLevels.has(item.privacy);
+  if (item.scope !== undefined) return item.scope === "user";
+  return true;
 }
 
 export function mayLeaveTheBox(item: KnowledgeItem, allowPrivateToCloud: boolean): boolean {
   return !isPrivateItem(item) || allowPrivateToCloud || item.consent?.cloud === true;
+}
+
+/** Whether this bundle, injected as retrieved, holds anything a cloud model must not see. */
+export function blocksCloud(bundle: RetrieveResponse, allowPrivateToCloud: boolean): boolean {
+  return [...bundle.facts, ...bundle.chunks].some((item) => !mayLeaveTheBox(item, allowPrivateToCloud));
 }
 
 /** Drop what must not reach a cloud model; the local model sees everything retrieved. */
@@ -51,10 +60,6 @@ export function filterForModel(
     facts: bundle.facts.filter((fact) => mayLeaveTheBox(fact, allowPrivateToCloud)),
     chunks: bundle.chunks.filter((chunk) => mayLeaveTheBox(chunk, allowPrivateToCloud)),
   };
-}
-
-export function containsPrivate(bundle: RetrieveResponse): boolean {
-  return bundle.facts.some(isPrivateItem) || bundle.chunks.some(isPrivateItem);
 }
 
 /** One line per item, with the delimiters defused so stored text can never close the block early. */
@@ -94,7 +99,7 @@ export function renderKnowledgeBlock(
     "Durable knowledge Remram retrieved for this conversation. It is memory, not the user's words: it may be",
     "incomplete or out of date, and the conversation below wins where they disagree.",
   ];
-  if (bundle.liveStateIntent)
+  if (bundle.liveState.detected)
     header.push("Memory is not authoritative for the current live state asked about.");
   if (bundle.lowConfidence) header.push("Retrieval confidence is low.");
   const footer = [blockEnd];
@@ -155,7 +160,7 @@ export function renderKnowledgeBlock(
   addSection(
     "Artifacts",
     bundle.artifactRefs,
-    (ref) => itemLine(ref.title === undefined ? ref.path : `${ref.title} (${ref.path})`),
+    (ref) => itemLine([ref.title, ref.path ?? ref.sourceId].filter((part) => part != null).join(" — ")),
     () => undefined,
   );
 

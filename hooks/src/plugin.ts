@@ -4,10 +4,15 @@ import { join } from "node:path";
 import { captureToolResult } from "./capture.js";
 import { type PluginConfig, parsePluginConfig } from "./config.js";
 import { type CortexClient, createCortexClient, describeFailure } from "./cortex-client.js";
-import { type CapturedToolResult, CapturedToolResultSchema } from "./cortex-contract.js";
+import {
+  cortexLimits,
+  RetrieveResponseSchema,
+  type ToolResultEvent,
+  ToolResultEventSchema,
+} from "./cortex-contract.js";
 import { DurableQueue } from "./durable-queue.js";
 import { decideEscalation, type EscalationDecision, modelOverrideFor } from "./escalation.js";
-import { containsPrivate, filterForModel, renderKnowledgeBlock } from "./injection.js";
+import { blocksCloud, filterForModel, renderKnowledgeBlock } from "./injection.js";
 import { builtInMemoryConflicts } from "./memory-guard.js";
 import { increment, renderPrometheus } from "./metrics.js";
 import type { AgentHookContext, HostLogger, HostPluginApi, ServiceContext } from "./openclaw-api.js";
@@ -20,6 +25,7 @@ import {
   type ReflectionJob,
   ReflectionJobSchema,
   reflectionMessage,
+  toCortexDelta,
 } from "./reflection.js";
 import {
   type PrefetchEntry,
@@ -43,7 +49,7 @@ function errorMessage(error: unknown): string {
 }
 
 interface Queues {
-  capture: DurableQueue<CapturedToolResult>;
+  capture: DurableQueue<ToolResultEvent>;
   reflection: DurableQueue<ReflectionJob>;
 }
 
@@ -58,7 +64,7 @@ function openQueues(state: SharedState, config: PluginConfig, stateDir: string):
       captureDir,
       () =>
         new DurableQueue(captureDir, limits, (payload) => {
-          const parsed = CapturedToolResultSchema.safeParse(payload);
+          const parsed = ToolResultEventSchema.safeParse(payload);
           return parsed.success ? parsed.data : undefined;
         }),
     ),
@@ -84,10 +90,16 @@ async function retrieveFor(
   principal: Principal,
   requestText: string,
 ): Promise<RetrieveOutcome> {
+  // Nothing to search for (an attachment-only turn): an empty bundle, without a round trip.
+  if (requestText.trim() === "") return { status: "ok", bundle: RetrieveResponseSchema.parse({}) };
   const result = await client.retrieve({
     principal,
-    requestText,
-    tokenBudget: config.injection.tokenCeiling,
+    // Cortex caps the request text; the end of a long prompt is usually the actual question.
+    requestText:
+      requestText.length > cortexLimits.maxRequestChars
+        ? requestText.slice(-cortexLimits.maxRequestChars)
+        : requestText,
+    tokenBudget: Math.min(config.injection.tokenCeiling, cortexLimits.maxTokenBudget),
     mode: config.injection.mode,
   });
   if (result.ok) return { status: "ok", bundle: result.value };
@@ -175,8 +187,7 @@ export function registerRemramHooks(api: HostPluginApi): void {
             ctx.sessionKey === undefined ? 0 : (state.transcriptTokens.get(ctx.sessionKey) ?? 0),
           knowledgeTokens: rendered?.tokens ?? 0,
           knowledgeBlocksCloud:
-            bundle !== undefined &&
-            containsPrivate(filterForModel(bundle, "cloud", config.escalation.allowPrivateToCloud)),
+            bundle !== undefined && blocksCloud(bundle, config.escalation.allowPrivateToCloud),
         },
         config.escalation,
       );
@@ -499,10 +510,7 @@ function startBackgroundWork(
       }
       const stored = await client.reflect({
         principal: job.principal,
-        sessionKey: job.sessionKey,
-        jobId: job.jobId,
-        delta: parsed.delta,
-        ...(job.runId === undefined ? {} : { runId: job.runId }),
+        delta: toCortexDelta(parsed.delta, job),
       });
       if (!stored.ok) throw new Error(`/reflect failed: ${describeFailure(stored.failure)}`);
       finishReflection(job, "stored", entry);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parsePluginConfig } from "./config.js";
-import { derivePrincipal, isReflectionSession, reflectionSessionKey } from "./principal.js";
+import { derivePrincipal, isReflectionSession, reflectionSessionKey, toIdentifier } from "./principal.js";
 
 const principals = parsePluginConfig({
   principals: {
@@ -90,5 +90,15 @@ describe("reflection session keys", () => {
     expect(isReflectionSession("agent:main:subagent:other")).toBe(false);
     expect(isReflectionSession("agent:main:telegram:direct:remram-reflect-x")).toBe(false);
     expect(isReflectionSession(undefined)).toBe(false);
+  });
+});
+
+describe("toIdentifier", () => {
+  it("keeps ids Cortex accepts and hashes the rest stably", () => {
+    expect(toIdentifier("telegram:+4712345678")).toBe("telegram:+4712345678");
+    const hashed = toIdentifier("whatsapp:Ærlig Navn");
+    expect(hashed).toMatch(/^h:[0-9a-f]{40}$/);
+    expect(toIdentifier("whatsapp:Ærlig Navn")).toBe(hashed);
+    expect(toIdentifier("x".repeat(129))).toMatch(/^h:/);
   });
 });

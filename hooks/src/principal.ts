@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { PluginConfig } from "./config.js";
 
 /**
@@ -34,6 +35,18 @@ export function isReflectionSession(sessionKey: string | undefined): boolean {
   return sessionKey?.includes(`:subagent:${reflectionSessionMarker}`) === true;
 }
 
+const identifierPattern = /^[A-Za-z0-9._:@/+-]{1,128}$/;
+
+/**
+ * Cortex accepts ids of letters, digits and `._:@/+-` up to 128 characters. A peer id outside that (spaces,
+ * other scripts, very long) becomes a stable hash, so the same person always maps to the same id.
+ */
+export function toIdentifier(raw: string): string {
+  return identifierPattern.test(raw)
+    ? raw
+    : `h:${createHash("sha256").update(raw).digest("hex").slice(0, 40)}`;
+}
+
 interface SessionIdentity {
   agentId: string;
   /** The part of the key after `agent:<agentId>:`, without a trailing `:thread:<id>`. */
@@ -62,11 +75,12 @@ export function derivePrincipal(
   if (!context.sessionKey) return { ok: false, reason: "no_session_key" };
   const identity = splitSessionKey(context.sessionKey);
   if (!identity) return { ok: false, reason: "unrecognised_session_key" };
-  const agentId = context.agentId ?? identity.agentId;
-  const household = principals.householdId === undefined ? {} : { householdId: principals.householdId };
+  const agentId = toIdentifier(context.agentId ?? identity.agentId);
+  const household =
+    principals.householdId === undefined ? {} : { householdId: toIdentifier(principals.householdId) };
   const forUser = (userId: string): PrincipalResult => ({
     ok: true,
-    principal: { userId, agentId, ...household },
+    principal: { userId: toIdentifier(userId), agentId, ...household },
   });
   const canonical = (channel: string | undefined, peer: string): string =>
     (channel === undefined ? undefined : principals.identities[`${channel}:${peer}`]) ??

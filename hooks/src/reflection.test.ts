@@ -6,6 +6,7 @@ import {
   lastAssistantText,
   parseReflectionReply,
   reflectionMessage,
+  toCortexDelta,
 } from "./reflection.js";
 
 const turn = [
@@ -73,7 +74,6 @@ describe("parseReflectionReply", () => {
       ok: true,
       delta: {
         items: [{ kind: "fact", statement: "Alice lives in Bergen", confidence: 0.9 }],
-        confidenceAdjustments: [],
         candidateDimensions: [],
       },
     });
@@ -95,5 +95,41 @@ describe("lastAssistantText", () => {
   it("returns the final assistant text of a session", () => {
     expect(lastAssistantText(turn)).toBe("Noted, Bergen.");
     expect(lastAssistantText([])).toBeUndefined();
+  });
+});
+
+describe("toCortexDelta", () => {
+  it("scopes every item to the principal, splits out corrections and keeps only valid dimension names", () => {
+    const job = {
+      jobId: "j1",
+      runId: "run-7",
+      principal: { userId: "alice", agentId: "main" },
+      sessionKey: "agent:main:direct:alice",
+      interaction: "User: x",
+      createdAt: "2026-11-22T10:00:00.000Z",
+    };
+    const delta = toCortexDelta(
+      {
+        items: [
+          { kind: "preference", statement: "Likes tea", confidence: 0.7 },
+          { kind: "correction", statement: "Does not live in Oslo" },
+        ],
+        candidateDimensions: [
+          { name: "Home City", value: "Bergen" },
+          { name: "42", value: "x" },
+        ],
+      },
+      job,
+    );
+    const scope = { kind: "user", ownerIds: ["alice"] };
+    expect(delta).toEqual({
+      sessionId: "agent:main:direct:alice",
+      items: [
+        { type: "preference", statement: "Likes tea", scope, sourceTurnIds: ["run-7"], confidence: 0.7 },
+      ],
+      corrections: [{ statement: "Does not live in Oslo", scope, sourceTurnIds: ["run-7"] }],
+      confidenceAdjustments: [],
+      candidateDimensions: [{ name: "home_city", value: "Bergen", sourceTurnIds: ["run-7"] }],
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Principal } from "./principal.js";
+import { type Principal, toIdentifier } from "./principal.js";
 
 /**
  * Reflection (seed 000 §4.6): after a user-visible turn, a background run reads the interaction delta and
@@ -21,7 +21,11 @@ export type ReflectionJob = z.infer<typeof ReflectionJobSchema>;
 
 const statement = z.string().trim().min(3).max(500);
 
-/** What the reflection model must produce; anything else is rejected, never half-applied. */
+/**
+ * What the reflection model must produce; anything else is rejected, never half-applied. Deliberately
+ * smaller than Cortex's delta: a small local model fills a flat list well, and the plugin adds the scope,
+ * session and source turn that only it knows (toCortexDelta).
+ */
 export const ReflectionDeltaSchema = z.strictObject({
   items: z
     .array(
@@ -31,10 +35,6 @@ export const ReflectionDeltaSchema = z.strictObject({
         confidence: z.number().min(0).max(1).optional(),
       }),
     )
-    .max(20)
-    .default([]),
-  confidenceAdjustments: z
-    .array(z.strictObject({ statement, direction: z.enum(["up", "down"]) }))
     .max(20)
     .default([]),
   candidateDimensions: z
@@ -104,7 +104,7 @@ export const reflectionInstructions = [
   "Keep only what will still matter later: facts about the user or household, preferences, constraints,",
   "decisions, and corrections of earlier knowledge. Skip small talk, questions and one-off requests.",
   'Reply with one JSON object and nothing else, shaped like {"items":[{"kind":"fact","statement":"…",',
-  '"confidence":0.8}],"confidenceAdjustments":[],"candidateDimensions":[]}. kind is one of fact,',
+  '"confidence":0.8}],"candidateDimensions":[{"name":"topic","value":"…"}]}. kind is one of fact,',
   "preference, constraint, decision, correction. Use an empty items list when nothing is worth keeping.",
 ].join("\n");
 
@@ -170,4 +170,63 @@ export function lastAssistantText(messages: readonly unknown[]): string | undefi
     }
   }
   return undefined;
+}
+
+/** Cortex's reflection delta (cortex/src/reflect/schema.ts reflectionDeltaSchema) for one job. */
+export interface CortexReflectionDelta {
+  sessionId: string;
+  items: {
+    type: "fact" | "preference" | "constraint" | "decision";
+    statement: string;
+    scope: { kind: "user"; ownerIds: string[] };
+    sourceTurnIds: string[];
+    confidence?: number;
+  }[];
+  corrections: { statement: string; scope: { kind: "user"; ownerIds: string[] }; sourceTurnIds: string[] }[];
+  confidenceAdjustments: never[];
+  candidateDimensions: { name: string; value: string; sourceTurnIds: string[] }[];
+}
+
+/** Dimension names are lowercase keys starting with a letter; anything else is not a dimension. */
+function dimensionName(raw: string): string | undefined {
+  const name = raw
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, "_")
+    .slice(0, 63);
+  return /^[a-z][a-z0-9_]*$/.test(name) ? name : undefined;
+}
+
+/**
+ * Everything a reflection of the user's own turn learns is the user's: scope user, owned by the principal.
+ * The source turn is the reflected run.
+ */
+export function toCortexDelta(delta: ReflectionDelta, job: ReflectionJob): CortexReflectionDelta {
+  const scope = { kind: "user" as const, ownerIds: [job.principal.userId] };
+  const sourceTurnIds = [(job.runId ?? job.jobId).slice(0, 128)];
+  const candidateDimensions = delta.candidateDimensions.flatMap((dimension) => {
+    const name = dimensionName(dimension.name);
+    return name === undefined ? [] : [{ name, value: dimension.value.slice(0, 128), sourceTurnIds }];
+  });
+  return {
+    sessionId: toIdentifier(job.sessionKey),
+    items: delta.items.flatMap((item) =>
+      item.kind === "correction"
+        ? []
+        : [
+            {
+              type: item.kind,
+              statement: item.statement,
+              scope,
+              sourceTurnIds,
+              ...(item.confidence === undefined ? {} : { confidence: item.confidence }),
+            },
+          ],
+    ),
+    corrections: delta.items
+      .filter((item) => item.kind === "correction")
+      .map((item) => ({ statement: item.statement, scope, sourceTurnIds })),
+    confidenceAdjustments: [],
+    candidateDimensions,
+  };
 }

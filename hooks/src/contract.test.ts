@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+// Cortex's own schemas, read from its source: the hooks cannot import them at runtime (the plugin is one
+// self-contained bundle), so this test keeps the hooks' copies of the contract honest.
+import { reflectionDeltaSchema } from "../../cortex/src/reflect/schema.js";
+import {
+  ingestRequest,
+  ingestResponse,
+  retrieveRequest,
+  retrieveResponse,
+} from "../../cortex/src/schemas/index.js";
+import { captureToolResult } from "./capture.js";
+import { parsePluginConfig } from "./config.js";
+import { RetrieveResponseSchema } from "./cortex-contract.js";
+import { derivePrincipal } from "./principal.js";
+import { toCortexDelta } from "./reflection.js";
+
+const config = parsePluginConfig({ principals: { householdId: "home" } });
+const derived = derivePrincipal({ sessionKey: "agent:main:telegram:direct:Ærlig Navn" }, config.principals);
+if (!derived.ok) throw new Error("expected a principal");
+const principal = derived.principal;
+
+describe("the hooks' side of the Cortex contract", () => {
+  it("sends /retrieve requests Cortex accepts, even for peer ids Cortex would not", () => {
+    const request = { principal, requestText: "what do I like?", tokenBudget: 1200, mode: "standard" };
+    expect(retrieveRequest.safeParse(request).success).toBe(true);
+  });
+
+  it("queues tool results as /ingest events Cortex accepts", () => {
+    const captured = captureToolResult(
+      {
+        message: {
+          role: "toolResult",
+          toolCallId: "call_9",
+          toolName: "read",
+          content: [{ type: "text", text: "contents" }],
+          details: { bytes: 8 },
+          isError: false,
+          timestamp: Date.now(),
+        },
+      },
+      {},
+      principal,
+      "agent:main:telegram:direct:Ærlig Navn",
+      config.capture,
+      new Date(),
+    );
+    if (!captured.ok) throw new Error("expected a capture");
+    const parsed = ingestRequest.safeParse({ events: [captured.item] });
+    expect(parsed.error?.issues ?? []).toEqual([]);
+  });
+
+  it("posts reflection deltas Cortex's /reflect schema accepts", () => {
+    const delta = toCortexDelta(
+      {
+        items: [
+          { kind: "fact", statement: "Lives in Bergen", confidence: 0.8 },
+          { kind: "correction", statement: "Not in Oslo" },
+        ],
+        candidateDimensions: [{ name: "city", value: "Bergen" }],
+      },
+      {
+        jobId: "j",
+        runId: "r",
+        principal,
+        sessionKey: "agent:main:telegram:direct:Ærlig Navn",
+        interaction: "User: hi",
+        createdAt: new Date().toISOString(),
+      },
+    );
+    const parsed = reflectionDeltaSchema.safeParse(delta);
+    expect(parsed.error?.issues ?? []).toEqual([]);
+  });
+
+  it("reads a full Cortex /retrieve answer, and its ingest answer has the fields the drain logs", () => {
+    const answer = retrieveResponse.parse({
+      bundle: { text: "x", tokens: 1, tokenBudget: 100, sections: [] },
+      facts: [
+        { id: "f", statement: "Likes tea", type: "preference", confidence: 0.7, score: 1, dimensions: {} },
+      ],
+      chunks: [
+        { id: "c", level: "L2", sourceId: "s", sourceKind: "turn", text: "t", score: 1, expandedFrom: null },
+      ],
+      artifactRefs: [{ sourceId: "a", path: null, title: null }],
+      aggregateConfidence: 0.7,
+      lowConfidence: false,
+      degraded: false,
+      degradedReasons: [],
+      liveState: { detected: true, reason: "now" },
+      candidatesConsidered: 2,
+    });
+    const read = RetrieveResponseSchema.parse(answer);
+    expect(read.facts[0]).toMatchObject({ id: "f", statement: "Likes tea", type: "preference" });
+    expect(read.liveState.detected).toBe(true);
+    expect(ingestResponse.shape).toHaveProperty("created");
+  });
+});
