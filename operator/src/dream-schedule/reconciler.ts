@@ -111,6 +111,7 @@ export class DreamScheduleReconciler {
         ),
         nowMs,
         running: this.runs.has(key),
+        ...requestedAt(schedule),
       });
       if (decision.nextMs !== undefined) {
         status.nextScheduleTime = iso(decision.nextMs);
@@ -251,6 +252,14 @@ export class DreamScheduleReconciler {
     }
     return created;
   }
+}
+
+/** The time `kubectl remram dream now` asked for a cycle, if any. */
+export const dreamRequestAnnotation = "remram.io/dream-requested-at";
+
+function requestedAt(schedule: DreamScheduleObject): { requestedMs?: number } {
+  const value = Date.parse(schedule.metadata.annotations?.[dreamRequestAnnotation] ?? "");
+  return Number.isNaN(value) ? {} : { requestedMs: value };
 }
 
 function boundedCounts(counts: Record<string, number>): Record<string, number> {

@@ -60,6 +60,15 @@ describe("dream scheduling", () => {
     expect(decideRun(input({ ...due, concurrencyPolicy: "Allow" }))).toMatchObject({ action: "run" });
   });
 
+  it("runs a manual request once, even while suspended, and not again after it ran", () => {
+    const requestedMs = at("2026-01-01T10:00:00Z");
+    expect(decideRun(input({ suspend: true, requestedMs }))).toMatchObject({
+      action: "run",
+      scheduledMs: requestedMs,
+    });
+    expect(decideRun(input({ requestedMs, lastScheduleMs: requestedMs }))).toMatchObject({ action: "wait" });
+  });
+
   it("does nothing while suspended", () => {
     expect(decideRun(input({ suspend: true, nowMs: at("2026-01-09T00:00:00Z") }))).toEqual({
       action: "wait",

@@ -33,6 +33,8 @@ export interface ScheduleInput {
   nowMs: number;
   /** A cycle this schedule started is still running. */
   running: boolean;
+  /** `kubectl remram dream now`: a manual request (annotation time); honoured once, even while suspended. */
+  requestedMs?: number;
 }
 
 export type ScheduleDecision =
@@ -49,6 +51,18 @@ export function decideRun(input: ScheduleInput): ScheduleDecision {
   const cron = parseSchedule(input.schedule, input.timeZone);
   const nextAfter = (ms: number): number | undefined => cron.nextRun(new Date(ms))?.getTime();
   const nextMs = nextAfter(input.nowMs);
+  const requested =
+    input.requestedMs !== undefined &&
+    input.requestedMs > input.lastScheduleMs &&
+    input.requestedMs <= input.nowMs
+      ? input.requestedMs
+      : undefined;
+  if (requested !== undefined) {
+    if (input.running && input.concurrencyPolicy === "Forbid") {
+      return { action: "skip", scheduledMs: requested, reason: "PreviousRunActive", ...opt(nextMs) };
+    }
+    return { action: "run", scheduledMs: requested, missed: 0, ...opt(nextMs) };
+  }
   if (input.suspend) return { action: "wait" };
   // With a deadline, only start times inside the window can still run: look no further back than that.
   const windowStart =
