@@ -1,0 +1,258 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readFile, rename, rm, unlink } from "node:fs/promises";
+import { dirname, isAbsolute, join, normalize, sep } from "node:path";
+import { type SimpleGit, simpleGit } from "simple-git";
+import { sha256Digest } from "./digest.js";
+
+/**
+ * Promotion of an approved proposal into the workspace git repository (seed 000 §3.3.6, §6.2 /promote):
+ * write the Markdown file, commit it, run the caller's follow-up (reindex, mark sources promoted) — all or
+ * nothing. A journal in .git records how to undo each step before the step is taken, so a failure at any point,
+ * including the process being killed, ends with the working tree, index and branch as they were and the
+ * proposal still approvable (the next promoter to start rolls an interrupted promotion back).
+ */
+
+export interface GitIdentity {
+  name: string;
+  email: string;
+}
+
+export interface PromotableProposal {
+  id: string;
+  artifactPath: string;
+  content: string;
+  /** Digest of the file the proposal was drafted against; undefined when it creates the file. */
+  baseDigest?: string | undefined;
+  proposedDigest: string;
+}
+
+export interface PromotionRequest {
+  proposal: PromotableProposal;
+  approvedBy: string;
+  /** The base the approver saw, when the caller sends one; it must be the proposal's. */
+  baseDigest?: string | undefined;
+  /** The proposed digest the approval was made on (the ArtifactProposal CRD records it); it must match. */
+  expectedDigest?: string | undefined;
+}
+
+export interface PromotionResult {
+  commitId: string;
+  /** True when an earlier call already committed this proposal; nothing was written this time. */
+  alreadyPromoted: boolean;
+}
+
+/** The request cannot be carried out as approved: the file or the proposal moved on (HTTP 409). */
+export class PromotionConflictError extends Error {
+  override readonly name = "PromotionConflictError";
+}
+
+interface Journal {
+  proposalId: string;
+  path: string;
+  previousHead: string | null;
+  /** Base64 of the file before promotion, null when it did not exist. */
+  previousContent: string | null;
+}
+
+const proposalTrailer = "Remram-Proposal";
+
+/** A workspace-relative Markdown path that cannot leave the repository or touch .git. */
+export function safeArtifactPath(path: string): string {
+  const normalised = normalize(path);
+  if (
+    isAbsolute(normalised) ||
+    normalised.startsWith("..") ||
+    normalised.split(sep).some((part) => part === ".git" || part === "..") ||
+    !normalised.endsWith(".md")
+  ) {
+    throw new PromotionConflictError(
+      `artifact path ${JSON.stringify(path)} is not a Markdown file inside the workspace`,
+    );
+  }
+  return normalised;
+}
+
+async function readIfExists(path: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** Replace a file's content atomically (rename over it), syncing first so a crash leaves old or new bytes. */
+async function writeAtomically(path: string, content: Uint8Array | string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${randomBytes(6).toString("hex")}.remram-tmp`;
+  const handle = await open(temporary, "wx");
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+}
+
+export class GitPromoter {
+  private readonly git: SimpleGit;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly repoDir: string,
+    author: GitIdentity,
+  ) {
+    // Identity as per-command config: never written to the repository, and the same for author and committer.
+    this.git = simpleGit({
+      baseDir: repoDir,
+      config: [`user.name=${author.name}`, `user.email=${author.email}`, "commit.gpgSign=false"],
+    });
+  }
+
+  private get journalPath(): string {
+    return join(this.repoDir, ".git", "remram-promotion.json");
+  }
+
+  /** Promotions run one at a time: each reads the branch head the previous one left. */
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Create the repository if the workspace has none, and roll back a promotion a crash interrupted. */
+  async prepare(): Promise<{ rolledBack: string | undefined }> {
+    await mkdir(this.repoDir, { recursive: true });
+    if ((await readIfExists(join(this.repoDir, ".git", "HEAD"))) === undefined) {
+      await this.git.raw(["init", "--quiet"]);
+    }
+    return this.serialised(async () => ({ rolledBack: await this.recover() }));
+  }
+
+  private async head(): Promise<string | null> {
+    const out = await this.git.raw(["rev-parse", "--verify", "--quiet", "HEAD"]).catch(() => "");
+    return out.trim() === "" ? null : out.trim();
+  }
+
+  /** The commit that promoted `proposalId` on the current branch, if any. */
+  async findPromotionCommit(proposalId: string): Promise<string | undefined> {
+    if ((await this.head()) === null) return undefined;
+    const out = await this.git.raw([
+      "log",
+      "--format=%H",
+      `--grep=^${proposalTrailer}: ${proposalId.replace(/[.*^$[\]\\]/g, "\\$&")}$`,
+      "HEAD",
+    ]);
+    return out.trim().split("\n").filter(Boolean)[0];
+  }
+
+  private async recover(): Promise<string | undefined> {
+    const raw = await readIfExists(this.journalPath);
+    if (raw === undefined) return undefined;
+    const journal = JSON.parse(raw.toString("utf8")) as Journal;
+    await this.rollBack(journal);
+    return journal.proposalId;
+  }
+
+  private async rollBack(journal: Journal): Promise<void> {
+    const head = await this.head();
+    if (head !== journal.previousHead) {
+      if (journal.previousHead === null) await this.git.raw(["update-ref", "-d", "HEAD"]);
+      else await this.git.raw(["update-ref", "HEAD", journal.previousHead]);
+    }
+    // Put the index entry back to what the previous head had for this path (or nothing).
+    const trackedBefore =
+      journal.previousHead !== null &&
+      (await this.git.raw(["ls-tree", "--name-only", journal.previousHead, "--", journal.path])).trim() !==
+        "";
+    if (trackedBefore)
+      await this.git.raw(["reset", "--quiet", journal.previousHead as string, "--", journal.path]);
+    else await this.git.raw(["rm", "--cached", "--quiet", "--ignore-unmatch", "--", journal.path]);
+    const file = join(this.repoDir, journal.path);
+    if (journal.previousContent === null) await rm(file, { force: true });
+    else await writeAtomically(file, Buffer.from(journal.previousContent, "base64"));
+    await rm(this.journalPath, { force: true });
+  }
+
+  /**
+   * Promote an approved proposal. Checks, in order: the approval matches the proposal (expectedDigest, base);
+   * an earlier call already committed it (→ the same commit id, nothing written); the file still has the
+   * proposal's base digest and no uncommitted edits (else conflict). Then writes, commits and runs
+   * `afterCommit`; if anything throws, every step is undone before the error propagates.
+   */
+  promote(
+    request: PromotionRequest,
+    afterCommit: (commitId: string) => Promise<void> = async () => undefined,
+  ): Promise<PromotionResult> {
+    return this.serialised(async () => {
+      await this.recover();
+      const { proposal } = request;
+      const path = safeArtifactPath(proposal.artifactPath);
+      if (request.expectedDigest !== undefined && request.expectedDigest !== proposal.proposedDigest) {
+        throw new PromotionConflictError(
+          `approval was for ${request.expectedDigest}, the proposal now proposes ${proposal.proposedDigest}`,
+        );
+      }
+      if (request.baseDigest !== undefined && request.baseDigest !== proposal.baseDigest) {
+        throw new PromotionConflictError(
+          `approval was against base ${request.baseDigest}, the proposal's base is ${proposal.baseDigest ?? "a new file"}`,
+        );
+      }
+      if (sha256Digest(proposal.content) !== proposal.proposedDigest) {
+        throw new PromotionConflictError(
+          `proposal ${proposal.id} content does not match its proposed digest`,
+        );
+      }
+      const earlier = await this.findPromotionCommit(proposal.id);
+      if (earlier !== undefined) return { commitId: earlier, alreadyPromoted: true };
+
+      const file = join(this.repoDir, path);
+      const before = await readIfExists(file);
+      const currentDigest = before === undefined ? undefined : sha256Digest(before);
+      if (currentDigest !== proposal.baseDigest) {
+        throw new PromotionConflictError(
+          `${path} is ${currentDigest ?? "absent"} but the proposal was drafted against ${proposal.baseDigest ?? "no file"}`,
+        );
+      }
+      const status = await this.git.raw(["status", "--porcelain", "--", path]);
+      if (status.trim() !== "") {
+        throw new PromotionConflictError(`${path} has uncommitted changes in the workspace`);
+      }
+
+      const journal: Journal = {
+        proposalId: proposal.id,
+        path,
+        previousHead: await this.head(),
+        previousContent: before === undefined ? null : before.toString("base64"),
+      };
+      await writeAtomically(this.journalPath, JSON.stringify(journal));
+      try {
+        await writeAtomically(file, proposal.content);
+        await this.git.raw(["add", "--", path]);
+        const message = [
+          `Promote ${path}`,
+          "",
+          `Proposal ${proposal.id} approved by ${request.approvedBy}.`,
+          "",
+          `${proposalTrailer}: ${proposal.id}`,
+          `Approved-by: ${request.approvedBy}`,
+        ].join("\n");
+        // --only commits this path alone, whatever else someone staged in the workspace.
+        await this.git.raw(["commit", "--quiet", "--only", "-m", message, "--", path]);
+        const commitId = (await this.head()) as string;
+        await afterCommit(commitId);
+        await rm(this.journalPath, { force: true });
+        return { commitId, alreadyPromoted: false };
+      } catch (error) {
+        await this.rollBack(journal);
+        throw error;
+      }
+    });
+  }
+}
