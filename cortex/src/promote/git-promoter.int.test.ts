@@ -163,8 +163,8 @@ describe("promotion into a real git repository", () => {
 
   it("rejects a path that would leave the workspace", async () => {
     const promoter = new GitPromoter(repo, author);
-    const escape = { ...proposal("x\n"), artifactPath: "../outside.md" };
-    await expect(promoter.promote({ proposal: escape, approvedBy: "a" })).rejects.toBeInstanceOf(
+    const outside = { ...proposal("x\n"), artifactPath: "../outside.md" };
+    await expect(promoter.promote({ proposal: outside, approvedBy: "a" })).rejects.toBeInstanceOf(
       PromotionConflictError,
     );
   });
