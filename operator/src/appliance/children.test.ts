@@ -71,7 +71,7 @@ function podOf(object: unknown): Pod {
 
 describe("the appliance's children", () => {
   it("are all in the appliance's namespace with exactly one controller ownerReference, except retained claims", () => {
-    const children = buildApplianceChildren(context({}), "cortex-secret");
+    const children = buildApplianceChildren(context({}));
     for (const child of children) {
       expect(child.metadata.namespace).toBe("home");
       if (child.kind === "PersistentVolumeClaim") {
@@ -82,7 +82,6 @@ describe("the appliance's children", () => {
     }
     const deleting = buildApplianceChildren(
       context({ persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete" } }),
-      "cortex-secret",
     );
     const claims = deleting.filter((child) => child.kind === "PersistentVolumeClaim");
     expect(claims.length).toBe(2);
@@ -90,7 +89,7 @@ describe("the appliance's children", () => {
   });
 
   it("run every pod under the restricted pod security standard without a service account token", () => {
-    for (const child of buildApplianceChildren(context({}), "t")) {
+    for (const child of buildApplianceChildren(context({}))) {
       if (child.kind !== "Deployment" && child.kind !== "StatefulSet") continue;
       const pod = podOf(child);
       expect(pod.automountServiceAccountToken, child.metadata.name).toBe(false);
@@ -139,7 +138,7 @@ describe("the appliance's children", () => {
   });
 
   it("seed a gateway config with memory off, Ollama as provider, the hooks plugin, Cortex and token auth on a LAN bind", () => {
-    const secret = buildApplianceChildren(context({}), "cortex-secret").find(
+    const secret = buildApplianceChildren(context({})).find(
       (child) => child.metadata.name === "box-gateway-config",
     ) as unknown as { data: Record<string, string> };
     const config = JSON.parse(Buffer.from(secret.data["openclaw.json"] as string, "base64").toString("utf8"));
@@ -150,7 +149,9 @@ describe("the appliance's children", () => {
     expect(config.plugins.entries["remram-hooks"]).toMatchObject({
       enabled: true,
       hooks: { allowConversationAccess: true },
-      config: { cortexUrl: "http://box-cortex.home.svc:8080", cortexToken: "cortex-secret" },
+      config: {
+        cortex: { url: "http://box-cortex.home.svc:8080", tokenFile: "/var/run/secrets/remram/cortex/token" },
+      },
     });
     expect(config.models.providers.ollama).toMatchObject({
       api: "ollama",

@@ -4,10 +4,17 @@
  * by comparing these against the live objects.
  */
 import { createHash } from "node:crypto";
+import { basename, dirname } from "node:path";
 import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import type { KubeObject, OwnerReference } from "../runtime/kube-client.js";
 import { type HardwareProfile, quantityToMiB } from "./hardware-profiles.js";
-import { buildOpenClawConfig, gatewayPort, gatewayWorkspaceDir, hooksPluginDir } from "./openclaw-config.js";
+import {
+  buildOpenClawConfig,
+  gatewayCortexTokenFile,
+  gatewayPort,
+  gatewayWorkspaceDir,
+  hooksPluginDir,
+} from "./openclaw-config.js";
 
 export const managedBy = "remram-operator";
 export const applianceLabel = "remram.io/appliance";
@@ -416,15 +423,15 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
 
 // --- OpenClaw gateway -----------------------------------------------------------------------------------------
 
-export function buildGateway(ctx: ApplianceContext, cortexToken: string): KubeObject[] {
+export function buildGateway(ctx: ApplianceContext): KubeObject[] {
   const config = buildOpenClawConfig({
     gateway: ctx.spec.gateway,
     models: requiredModels(ctx),
     ollamaUrl: serviceUrl(ctx, "ollama"),
     cortexUrl: serviceUrl(ctx, "cortex"),
-    cortexToken,
     gatewayToken: ctx.secrets.gatewayToken,
   });
+  const cortexToken = cortexTokenSecretName(ctx);
   const configJson = `${JSON.stringify(config, null, 2)}\n`;
   const stateDir = "/home/node/.openclaw";
   const channelMounts = (ctx.spec.gateway.channelSecretRefs ?? []).map((channel) => ({
@@ -503,6 +510,7 @@ export function buildGateway(ctx: ApplianceContext, cortexToken: string): KubeOb
                 { name: "state", mountPath: stateDir, subPath: "openclaw" },
                 { name: "state", mountPath: gatewayWorkspaceDir, subPath: "workspace" },
                 { name: "hooks", mountPath: hooksPluginDir, readOnly: true },
+                { name: "cortex-token", mountPath: dirname(gatewayCortexTokenFile), readOnly: true },
                 { name: "tmp", mountPath: "/tmp" },
                 ...channelMounts.map((channel) => channel.mount),
               ],
@@ -513,6 +521,13 @@ export function buildGateway(ctx: ApplianceContext, cortexToken: string): KubeOb
             // Gateway state and the workspace share one claim: Cortex promotes artifacts into the same workspace.
             { name: "state", persistentVolumeClaim: { claimName: childName(ctx.name, "workspace") } },
             { name: "hooks", emptyDir: {} },
+            {
+              name: "cortex-token",
+              secret: {
+                secretName: cortexToken.name,
+                items: [{ key: cortexToken.key, path: basename(gatewayCortexTokenFile) }],
+              },
+            },
             { name: "tmp", emptyDir: {} },
             ...channelMounts.map((channel) => channel.volume),
           ],
@@ -560,12 +575,12 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
   ];
 }
 
-export function buildApplianceChildren(ctx: ApplianceContext, cortexToken: string): KubeObject[] {
+export function buildApplianceChildren(ctx: ApplianceContext): KubeObject[] {
   return [
     ...buildOpenSearch(ctx),
     ...buildOllama(ctx),
     ...buildCortex(ctx),
-    ...buildGateway(ctx, cortexToken),
+    ...buildGateway(ctx),
     ...buildNetworkPolicies(ctx),
   ];
 }

@@ -9,13 +9,14 @@ export const gatewayPort = 18789;
 export const hooksPluginId = "remram-hooks";
 export const hooksPluginDir = "/opt/remram-hooks";
 export const gatewayWorkspaceDir = "/data/workspace";
+/** Where the gateway pod mounts the Cortex token; the plugin reads it from there (never inline in the config). */
+export const gatewayCortexTokenFile = "/var/run/secrets/remram/cortex/token";
 
 export interface OpenClawConfigInput {
   gateway: RemramApplianceSpec["gateway"];
   models: { routing: string; reflection: string; embedding: string };
   ollamaUrl: string;
   cortexUrl: string;
-  cortexToken: string;
   gatewayToken: string;
 }
 
@@ -71,10 +72,10 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
         [hooksPluginId]: {
           enabled: true,
           hooks: { allowConversationAccess: true, allowPromptInjection: true },
+          // Must validate against the plugin's configSchema (hooks/openclaw.plugin.json) or the gateway refuses to start.
           config: {
-            cortexUrl: input.cortexUrl,
-            cortexToken: input.cortexToken,
-            reflectionModel: `ollama/${input.models.reflection}`,
+            cortex: { url: input.cortexUrl, tokenFile: gatewayCortexTokenFile },
+            escalation: { local: { provider: "ollama", model: input.models.routing } },
           },
         },
       },

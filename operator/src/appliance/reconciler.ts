@@ -129,8 +129,8 @@ export class ApplianceReconciler {
         ),
       },
     };
-    const cortexToken = await this.cortexToken(ctx);
-    const desired = buildApplianceChildren(ctx, cortexToken);
+    await this.checkCortexTokenSecret(ctx);
+    const desired = buildApplianceChildren(ctx);
     const needsDevicePlugin =
       gpuMode !== "disabled" &&
       inventory.count === 0 &&
@@ -229,15 +229,16 @@ export class ApplianceReconciler {
     return existing ?? (this.deps.randomToken ?? (() => randomBytes(32).toString("base64url")))();
   }
 
-  private async cortexToken(ctx: ApplianceContext): Promise<string> {
-    if (ctx.spec.cortex.tokenSecretRef === undefined) return ctx.secrets.cortexToken;
+  /** A user-provided token Secret must exist with its key, or the pods would wait forever on a missing volume. */
+  private async checkCortexTokenSecret(ctx: ApplianceContext): Promise<void> {
+    if (ctx.spec.cortex.tokenSecretRef === undefined) return;
     const reference = cortexTokenSecretName(ctx);
     const secret = await this.deps.client.get<KubeObject>(
       `/api/v1/namespaces/${ctx.namespace}/secrets/${reference.name}`,
     );
-    const token = decodeSecretValue(secret, reference.key);
-    if (token === undefined) throw new Error(`Secret ${reference.name} has no key ${reference.key}`);
-    return token;
+    if (decodeSecretValue(secret, reference.key) === undefined) {
+      throw new Error(`Secret ${reference.name} has no key ${reference.key}`);
+    }
   }
 
   /** Apply each desired object whose fields are not all present in the live one; returns how many were applied. */
