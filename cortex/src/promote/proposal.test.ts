@@ -30,6 +30,9 @@ describe("artifact paths", () => {
     expect(artifactPath("docs/memory/", { kind: "shared", ownerIds: ["bob", "alice"] }, "principle")).toBe(
       "docs/memory/shared/alice-bob/principles.md",
     );
+    expect(artifactPath("artifacts", { kind: "shared", ownerIds: [] }, "fact")).toBe(
+      "artifacts/shared/facts.md",
+    );
   });
 
   it("never leaves the workspace, whatever the ids and folder contain", () => {

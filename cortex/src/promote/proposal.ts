@@ -57,7 +57,7 @@ export function artifactPath(artifactsDir: string, scope: Scope, type: Knowledge
       ? `users/${owners[0]}`
       : scope.kind === "household"
         ? `households/${owners[0]}`
-        : `shared/${owners.join("-")}`;
+        : ["shared", ...(owners.length > 0 ? [owners.join("-")] : [])].join("/");
   const base = artifactsDir
     .split("/")
     .filter((s) => s.length > 0 && s !== "." && s !== "..")

@@ -18,7 +18,8 @@ export const claimSchema = z
 export const scopeSchema = z
   .object({
     kind: z.enum(scopeKinds),
-    ownerIds: z.array(id).min(1).max(32),
+    /** The user for "user", the household for "household"; empty (appliance-wide) or a group for "shared". */
+    ownerIds: z.array(id).max(32),
   })
   .strict();
 

@@ -22,9 +22,12 @@ describe("scope check", () => {
     ).toBe(false);
   });
 
-  it("allows a shared scope only when the principal is among its owners", () => {
+  it("allows a shared group only with the principal in it, and appliance-wide sharing when the policy does", () => {
     expect(canWriteScope(principal, { kind: "shared", ownerIds: ["alice", "bob"] }, all)).toBe(true);
     expect(canWriteScope(principal, { kind: "shared", ownerIds: ["bob", "carol"] }, all)).toBe(false);
+    expect(canWriteScope(principal, { kind: "shared", ownerIds: [] }, all)).toBe(true);
+    expect(canWriteScope(principal, { kind: "shared", ownerIds: [] }, ["user", "household"])).toBe(false);
+    expect(canWriteScope(principal, { kind: "user", ownerIds: [] }, all)).toBe(false);
   });
 
   it("rejects a scope kind the dimension policy does not allow", () => {

@@ -30,7 +30,8 @@ export function canWriteScope(
         scope.ownerIds[0] === principal.householdId
       );
     case "shared":
-      return scope.ownerIds.includes(principal.userId);
+      // No owners means appliance-wide; a named group must include the principal.
+      return scope.ownerIds.length === 0 || scope.ownerIds.includes(principal.userId);
   }
 }
 
