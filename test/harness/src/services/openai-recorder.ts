@@ -12,6 +12,10 @@ export interface RecordedRequest {
   path: string;
   /** The JSON request body, or undefined for a request without one (GET /v1/models). */
   body: unknown;
+  /** The upstream's HTTP status, once it answered. */
+  status?: number;
+  /** The upstream's whole response body (an SSE stream for stream:true), once it ended. */
+  response?: string;
 }
 
 export interface OpenAiRecorder {
@@ -51,6 +55,26 @@ function contentText(content: unknown): string {
     .filter(isRecord)
     .map((part) => (typeof part.text === "string" ? part.text : ""))
     .join("");
+}
+
+/**
+ * The assistant text of a recorded chat completion response: the joined `delta.content` of an SSE stream, or
+ * `choices[0].message.content` of a plain JSON reply.
+ */
+export function completionText(response: string): string {
+  const events = response
+    .split("\n")
+    .filter((line) => line.startsWith("data:"))
+    .map((line) => line.slice("data:".length).trim())
+    .filter((data) => data !== "" && data !== "[DONE]");
+  if (events.length === 0) return firstChoiceText(parseJson(response), "message");
+  return events.map((data) => firstChoiceText(parseJson(data), "delta")).join("");
+}
+
+function firstChoiceText(body: unknown, field: "message" | "delta"): string {
+  const choice: unknown = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
+  const message = isRecord(choice) ? choice[field] : undefined;
+  return isRecord(message) && typeof message.content === "string" ? message.content : "";
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -111,11 +135,12 @@ async function relay(
   const chunks: Buffer[] = [];
   for await (const chunk of incoming) chunks.push(chunk as Buffer);
   const rawBody = Buffer.concat(chunks);
-  requests.push({
+  const recorded: RecordedRequest = {
     method: incoming.method ?? "GET",
     path: target.pathname.slice(new URL(upstream).pathname.replace(/\/+$/, "").length),
     body: rawBody.length > 0 ? parseJson(rawBody.toString("utf8")) : undefined,
-  });
+  };
+  requests.push(recorded);
 
   const headers = { ...incoming.headers, host: target.host };
   // The body is re-sent as received, so its length is known; a chunked transfer header would contradict it.
@@ -124,12 +149,23 @@ async function relay(
   const send = target.protocol === "https:" ? httpsRequest : httpRequest;
   await new Promise<void>((resolveRelay, reject) => {
     const proxied = send(target, { method: incoming.method, headers }, (response) => {
+      recorded.status = response.statusCode;
       outgoing.writeHead(response.statusCode ?? 502, response.headers);
+      const received: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => received.push(chunk));
       response.pipe(outgoing);
-      response.once("end", resolveRelay);
+      response.once("end", () => {
+        recorded.response = Buffer.concat(received).toString("utf8");
+        resolveRelay();
+      });
       response.once("error", reject);
     });
     proxied.once("error", reject);
+    // A client that gives up (OpenClaw aborting a run) must not leave the model generating for nobody.
+    outgoing.once("close", () => {
+      if (!outgoing.writableFinished) proxied.destroy();
+      resolveRelay();
+    });
     proxied.end(rawBody);
   });
 }

@@ -1,0 +1,64 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testbedEndpoints } from "../inject.js";
+import { repoRoot } from "../paths.js";
+import {
+  chatCompletionRequests,
+  completionText,
+  type OpenAiRecorder,
+  promptText,
+  startOpenAiRecorder,
+} from "./openai-recorder.js";
+import { sendMessage, startOpenClaw } from "./openclaw.js";
+import type { OpenClawEndpoints, Started } from "./types.js";
+
+// REMRAM_TESTBED=ollama: the gateway answers with the test bed's SmolLM2, seen through a recording proxy.
+const ollama = testbedEndpoints("ollama");
+const probePlugin = join(repoRoot, "test/harness/fixtures/openclaw-probe-plugin");
+const marker = `remram-probe-marker-${process.pid}`;
+
+describe("the OpenClaw gateway on the test bed", () => {
+  let recorder: OpenAiRecorder;
+  let gateway: Started<OpenClawEndpoints>;
+
+  beforeAll(async () => {
+    recorder = await startOpenAiRecorder({ upstream: `${ollama.url}/v1` });
+    gateway = await startOpenClaw({
+      provider: { api: "openai-completions", baseUrl: recorder.url, model: ollama.chatModel },
+      plugins: [{ id: "remram-probe", path: probePlugin, config: { marker } }],
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await recorder?.stop();
+  });
+
+  it("refuses the chat endpoint without the gateway token", async () => {
+    const response = await fetch(`${gateway.endpoints.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "openclaw", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(response.status).toBe(401);
+  });
+
+  it("answers a user message with SmolLM2's words, and the model saw the probe plugin's marker", async () => {
+    const reply = await sendMessage(gateway.endpoints, {
+      text: "Say hello in one short sentence.",
+      user: "probe",
+    });
+
+    const modelCalls = chatCompletionRequests(recorder.requests);
+    expect(modelCalls.length).toBeGreaterThan(0);
+    const lastCall = modelCalls.at(-1);
+    expect(lastCall?.status).toBe(200);
+    expect(lastCall?.body).toMatchObject({ model: ollama.chatModel });
+    // The plugin was loaded from its folder, got its config, and its before_prompt_build hook ran.
+    expect(promptText(lastCall?.body)).toContain(marker);
+    // The reply is what the model generated, not a gateway error text.
+    const generated = completionText(lastCall?.response ?? "").trim();
+    expect(generated).not.toBe("");
+    expect(reply.trim()).toBe(generated);
+  });
+});
