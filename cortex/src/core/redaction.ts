@@ -53,10 +53,10 @@ export const redactionRules: readonly RedactionRule[] = [
   { name: "cert-cn", pattern: /\bCN\s*=\s*[^,/\n]+/g, replace: "CN=<CLIENT_CERT_CN>" },
   {
     name: "ipv4",
-    // Not inside a longer dotted number or after a word character or "@", so v1.2.3.4, pkg@1.2.3.4 and
-    // 1.2.3.4.5 are kept; a bare four-part version such as "2.19.5.0" is indistinguishable and is redacted.
+    // Not inside a longer dotted number or right after a word character, so v1.2.3.4 and 1.2.3.4.5 are kept;
+    // a bare four-part version such as "2.19.5.0" (or pkg@2.19.5.0) is indistinguishable and is redacted.
     pattern:
-      /(?<![\w.@])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\w|\.\d)(?::\d{1,5})?/g,
+      /(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\w|\.\d)(?::\d{1,5})?/g,
     replace: "<SERVER_IP>",
   },
   {
