@@ -21,6 +21,8 @@ const settings = z.object({
   POD_NAME: z.string().min(1).default("remram-operator-local"),
   POD_NAMESPACE: z.string().min(1).default("remram-system"),
   REMRAM_PROFILES_DIR: z.string().min(1).optional(),
+  /** Comma-separated namespaces for appliances; empty = all (needs cluster-wide RBAC). */
+  REMRAM_WATCH_NAMESPACES: z.string().default(""),
   REMRAM_PROBE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   REMRAM_RESYNC_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -36,6 +38,7 @@ export interface OperatorSettings {
   identity: string;
   namespace: string;
   profilesDir: string;
+  watchNamespaces?: string[];
   probePort: number;
   resyncMs: number;
   logLevel: string;
@@ -48,6 +51,14 @@ function defaultProfilesDir(): string {
   return existsSync(inImage) ? inImage : join(packageDir, "..", "hardware-profiles");
 }
 
+function watchNamespaces(value: string): { watchNamespaces?: string[] } {
+  const names = value
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  return names.length === 0 ? {} : { watchNamespaces: names };
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv): OperatorSettings {
   const parsed = settings.safeParse(env);
   if (!parsed.success) throw new Error(`invalid operator settings: ${z.prettifyError(parsed.error)}`);
@@ -56,6 +67,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): OperatorSettings {
     identity: value.POD_NAME,
     namespace: value.POD_NAMESPACE,
     profilesDir: value.REMRAM_PROFILES_DIR ?? defaultProfilesDir(),
+    ...watchNamespaces(value.REMRAM_WATCH_NAMESPACES),
     probePort: value.REMRAM_PROBE_PORT,
     resyncMs: value.REMRAM_RESYNC_SECONDS * 1000,
     logLevel: value.LOG_LEVEL,

@@ -20,6 +20,7 @@ const operator = await startOperator({
   leaseNamespace: settings.namespace,
   images: settings.images,
   profiles: loadHardwareProfiles(settings.profilesDir),
+  ...(settings.watchNamespaces ? { watchNamespaces: settings.watchNamespaces } : {}),
   probePort: settings.probePort,
   resyncMs: settings.resyncMs,
 });

@@ -36,6 +36,11 @@ export interface OperatorOptions {
   leaseName?: string;
   images: OperatorImages;
   profiles: ReadonlyMap<ProfileName, HardwareProfile>;
+  /**
+   * Namespaces appliances may live in. Workload, Secret and Pod caches watch only these (the chart grants RBAC only
+   * there, no cluster-wide Secret access); undefined = all namespaces.
+   */
+  watchNamespaces?: readonly string[];
   /** 0 = no probe server (tests); else /healthz, /readyz and /metrics on this port. */
   probePort?: number;
   resyncMs?: number;
@@ -58,6 +63,27 @@ export interface RunningOperator {
 }
 
 const group = "/apis/remram.io/v1alpha1";
+
+function namespacedPath(prefix: string, namespace: string | undefined, plural: string): string {
+  return namespace === undefined ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`;
+}
+
+/** Several informers (one per namespace) read as one cache. */
+class MergedCache<T extends KubeObject> {
+  constructor(private readonly parts: readonly Informer<T>[]) {}
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    for (const part of this.parts) {
+      const found = part.get(namespace, name);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  list(namespace?: string): readonly T[] {
+    return this.parts.flatMap((part) => part.list(namespace));
+  }
+}
 const managedSelector = `app.kubernetes.io/managed-by=${managedBy}`;
 const applianceVersion = "remram.io/v1alpha1";
 
@@ -107,10 +133,17 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   };
   const keyOf = (object: KubeObject) => objectKey(object.metadata.namespace, object.metadata.name);
 
+  const watched = (namespace: string | undefined): boolean =>
+    options.watchNamespaces === undefined || options.watchNamespaces.includes(namespace ?? "");
   // Primary kinds: an event enqueues the object's own key.
-  const appliances = informer<RemramAppliance>("remramappliances", `${group}/remramappliances`, (object) =>
-    enqueue("appliance", keyOf(object)),
-  );
+  const appliances = informer<RemramAppliance>("remramappliances", `${group}/remramappliances`, (object) => {
+    if (watched(object.metadata.namespace)) enqueue("appliance", keyOf(object));
+    else
+      log.warn(
+        { appliance: keyOf(object) },
+        "appliance outside the operator's namespaces (REMRAM_WATCH_NAMESPACES); ignored",
+      );
+  });
   const schedules = informer<DreamScheduleObject>("dreamschedules", `${group}/dreamschedules`, (object) =>
     enqueue("dreamschedule", keyOf(object)),
   );
@@ -131,38 +164,46 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   // Owned children map back to their appliance through the controller ownerReference.
   const toOwner = (object: KubeObject) =>
     enqueue("appliance", controllerOwnerKey(object, applianceVersion, "RemramAppliance"));
-  const childPaths: Record<string, string> = {
-    Deployment: "/apis/apps/v1/deployments",
-    StatefulSet: "/apis/apps/v1/statefulsets",
-    Service: "/api/v1/services",
-    Secret: "/api/v1/secrets",
-    PersistentVolumeClaim: "/api/v1/persistentvolumeclaims",
-    NetworkPolicy: "/apis/networking.k8s.io/v1/networkpolicies",
+  const scopes = options.watchNamespaces ?? [undefined];
+  /** One informer per watched namespace, read as one cache. */
+  const scoped = <T extends KubeObject>(
+    name: string,
+    collection: (namespace: string | undefined) => string,
+    onEvent: (object: T) => void,
+    labelSelector: string,
+  ): MergedCache<T> =>
+    new MergedCache(
+      scopes.map((namespace) =>
+        informer<T>(namespace ? `${name}@${namespace}` : name, collection(namespace), onEvent, labelSelector),
+      ),
+    );
+  const childPaths: Record<string, (namespace: string | undefined) => string> = {
+    Deployment: (namespace) => namespacedPath("/apis/apps/v1", namespace, "deployments"),
+    StatefulSet: (namespace) => namespacedPath("/apis/apps/v1", namespace, "statefulsets"),
+    Service: (namespace) => namespacedPath("/api/v1", namespace, "services"),
+    Secret: (namespace) => namespacedPath("/api/v1", namespace, "secrets"),
+    PersistentVolumeClaim: (namespace) => namespacedPath("/api/v1", namespace, "persistentvolumeclaims"),
+    NetworkPolicy: (namespace) => namespacedPath("/apis/networking.k8s.io/v1", namespace, "networkpolicies"),
   };
-  const children = new Map<string, Informer<KubeObject>>();
+  const byApplianceLabel = (object: KubeObject) => {
+    const appliance = object.metadata.labels?.[applianceLabel];
+    if (appliance) enqueue("appliance", objectKey(object.metadata.namespace, appliance));
+  };
+  const children = new Map<string, MergedCache<KubeObject>>();
   for (const [kind, path] of Object.entries(childPaths)) {
     // Retained PVCs carry no ownerReference: map them by the appliance label instead.
-    const onEvent =
-      kind === "PersistentVolumeClaim"
-        ? (object: KubeObject) => {
-            const appliance = object.metadata.labels?.[applianceLabel];
-            if (appliance) enqueue("appliance", objectKey(object.metadata.namespace, appliance));
-          }
-        : toOwner;
-    children.set(kind, informer(kind.toLowerCase(), path, onEvent, managedSelector));
+    const onEvent = kind === "PersistentVolumeClaim" ? byApplianceLabel : toOwner;
+    children.set(kind, scoped(kind.toLowerCase(), path, onEvent, managedSelector));
   }
-  const pods = informer<KubeObject & PodLike>(
+  const pods = scoped<KubeObject & PodLike>(
     "pods",
-    "/api/v1/pods",
-    (object) => {
-      const appliance = object.metadata.labels?.[applianceLabel];
-      if (appliance) enqueue("appliance", objectKey(object.metadata.namespace, appliance));
-    },
+    (namespace) => namespacedPath("/api/v1", namespace, "pods"),
+    byApplianceLabel,
     `${managedSelector},app.kubernetes.io/name=opensearch`,
   );
 
   const cortex = new CortexDirectory({
-    secrets: children.get("Secret") as Informer<KubeObject>,
+    secrets: children.get("Secret") as MergedCache<KubeObject>,
     appliances,
     readSecret: (namespace, name) =>
       client.get<KubeObject>(`/api/v1/namespaces/${namespace}/secrets/${name}`),
@@ -206,7 +247,11 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     log,
   });
 
-  const controller = (name: string, reconcile: Reconcile, cache: Informer<KubeObject>): Controller => {
+  const controller = (
+    name: string,
+    reconcile: Reconcile,
+    cache: { list(): readonly KubeObject[] },
+  ): Controller => {
     const created = new Controller({
       name,
       reconcile,
@@ -219,7 +264,12 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     return created;
   };
   const asCache = <T>(cache: Informer<T & KubeObject>) => cache as unknown as Informer<KubeObject>;
-  controller("appliance", (key) => applianceReconciler.reconcile(key), asCache(appliances));
+  controller("appliance", (key) => applianceReconciler.reconcile(key), {
+    list: () =>
+      asCache(appliances)
+        .list()
+        .filter((appliance) => watched(appliance.metadata.namespace)),
+  });
   controller("dreamschedule", (key) => dreamReconciler.reconcile(key), asCache(schedules));
   controller("dimensionpolicy", (key) => policyReconciler.reconcile(key), asCache(policies));
   controller("artifactproposal", (key) => proposalReconciler.reconcile(key), asCache(proposals));

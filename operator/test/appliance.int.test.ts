@@ -88,6 +88,8 @@ beforeAll(async () => {
     profiles: loadHardwareProfiles(join(import.meta.dirname, "../../hardware-profiles")),
     probePort: 0,
     resyncMs: 60_000,
+    // As the chart runs it: workload and Secret caches only in the appliance namespaces.
+    watchNamespaces: [namespace],
     // The operator runs outside the cluster here, so it reaches the test bed's real Ollama directly.
     ollamaUrl: () => ollama.url,
   });
