@@ -40,7 +40,9 @@ describe("the generated openclaw.json", () => {
     expect(at(config, "models.providers.testbed")).toMatchObject({
       api: "openai-completions",
       baseUrl: "http://127.0.0.1:42000/v1",
-      models: [{ id: "smollm2-135m-instruct", compat: { supportsTools: false } }],
+      models: [
+        { id: "smollm2-135m-instruct", compat: { supportsTools: false, maxTokensField: "max_tokens" } },
+      ],
     });
   });
 

@@ -102,7 +102,11 @@ export function openClawConfig(input: OpenClawConfigInput): Record<string, unkno
               input: ["text"],
               contextWindow: provider.contextWindow ?? 8192,
               maxTokens: provider.maxTokens ?? 256,
-              compat: { supportsTools: provider.supportsTools ?? false },
+              compat: {
+                supportsTools: provider.supportsTools ?? false,
+                // Ollama's /v1 (0.24) reads max_tokens only; OpenClaw would send max_completion_tokens.
+                maxTokensField: "max_tokens",
+              },
             },
           ],
         },
