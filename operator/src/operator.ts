@@ -313,7 +313,10 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   });
   const leaseName = options.leaseName ?? "remram-operator";
   const elector = new LeaderElector({
-    client,
+    // Lease renewals get their own client so `client.totalWrites()` counts reconcile writes only.
+    client: new KubeClient(kubeConfig, {
+      observer: (method, code, host) => metrics.restRequests.inc({ method, code: String(code), host }),
+    }),
     namespace: options.leaseNamespace,
     name: leaseName,
     identity: options.identity,

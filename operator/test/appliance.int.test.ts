@@ -10,7 +10,7 @@ import { createKwokNode, deleteKwokNode } from "../../test/harness/src/services/
 import { waitFor } from "../../test/harness/src/wait.js";
 import { loadHardwareProfiles } from "../src/appliance/hardware-profiles.js";
 import { defaultImages } from "../src/config.js";
-import { type RunningOperator, startOperator } from "../src/operator.js";
+import { type OperatorOptions, type RunningOperator, startOperator } from "../src/operator.js";
 import type { KubeObject } from "../src/runtime/kube-client.js";
 import {
   adminClient,
@@ -51,6 +51,23 @@ type Workload = KubeObject & {
 
 let operator: RunningOperator;
 
+function operatorOptions(): OperatorOptions {
+  return {
+    kubeConfig,
+    log: pino({ level: "silent" }),
+    identity: `test-operator-${suffix}`,
+    leaseNamespace: namespace,
+    images: defaultImages,
+    profiles: loadHardwareProfiles(join(import.meta.dirname, "../../hardware-profiles")),
+    probePort: 0,
+    resyncMs: 60_000,
+    // As the chart runs it: workload and Secret caches only in the appliance namespaces.
+    watchNamespaces: [namespace],
+    // The operator runs outside the cluster here, so it reaches the test bed's real Ollama directly.
+    ollamaUrl: () => ollama.url,
+  };
+}
+
 async function appliance(): Promise<Appliance | undefined> {
   return client.get<Appliance>(appliancePath);
 }
@@ -79,20 +96,7 @@ beforeAll(async () => {
   await createVolumes(client, `pv-${suffix}`, 3);
   // No GPU anywhere yet: the first pass must take the CPU fallback.
   await createKwokNode(kubernetes, { name: cpuNode, cpu: "32", memory: "128Gi" });
-  operator = await startOperator({
-    kubeConfig,
-    log: pino({ level: "silent" }),
-    identity: `test-operator-${suffix}`,
-    leaseNamespace: namespace,
-    images: defaultImages,
-    profiles: loadHardwareProfiles(join(import.meta.dirname, "../../hardware-profiles")),
-    probePort: 0,
-    resyncMs: 60_000,
-    // As the chart runs it: workload and Secret caches only in the appliance namespaces.
-    watchNamespaces: [namespace],
-    // The operator runs outside the cluster here, so it reaches the test bed's real Ollama directly.
-    ollamaUrl: () => ollama.url,
-  });
+  operator = await startOperator(operatorOptions());
   await waitFor(async () => (operator.isLeader() ? true : undefined), {
     what: "leadership",
     timeoutMs: 30_000,
@@ -205,6 +209,27 @@ describe("a RemramAppliance on a CPU-only cluster", () => {
       { what: "ollama Deployment image restored", timeoutMs: 30_000, intervalMs: 250 },
     );
     expect(restored.spec.template.spec.containers[0]?.image).toBe(defaultImages.ollama);
+  });
+});
+
+describe("a second operator replica", () => {
+  it("stays passive behind the Lease, takes over when the leader stops, and finds nothing to write", async () => {
+    const second = await startOperator({ ...operatorOptions(), identity: `test-operator-b-${suffix}` });
+    // Start-up asks who it is (a SelfSubjectReview POST); count from here.
+    const baseline = second.client.totalWrites();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(second.isLeader()).toBe(false);
+    expect(second.client.totalWrites()).toBe(baseline);
+    await operator.stop();
+    operator = second;
+    await waitFor(async () => (second.isLeader() ? true : undefined), {
+      what: "takeover",
+      timeoutMs: 30_000,
+    });
+    // Its controllers start with a full enqueue; give them a moment, then nothing may have been written.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(second.client.totalWrites()).toBe(baseline);
+    expect(getStatusCondition(await appliance(), "Ready")?.status).toBe("True");
   });
 });
 
