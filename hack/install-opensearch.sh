@@ -18,8 +18,6 @@ COMPONENT=opensearch
 source "$(dirname "$0")/lib.sh"
 
 service_user="${REMRAM_SERVICE_USER:-remram}"
-# Pinned so every Maven version resolves the same way (each Maven release defaults to a different one).
-dependency_plugin=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
 modules=(lang-painless analysis-common mapper-extras)
 fingerprint="$OPENSEARCH_VERSION k-NN $OPENSEARCH_KNN_VERSION modules ${modules[*]}"
 maven_repo="$REMRAM_CACHE/maven"
@@ -95,33 +93,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# ---- Fetch: every artifact through the Maven client, into the cache's own local repository.
+# ---- Fetch: every artifact through the Maven client in one run, into the cache's own local repository.
+log "fetching the distribution, k-NN and the module jars with Maven (cached in $maven_repo)"
 # -U: a version missing earlier is looked up again instead of failing from Maven's cached "not found".
-maven() {
-  if ! nice -n 10 mvn -B -q -U -Dstyle.color=never -Dmaven.repo.local="$maven_repo" "$@" >"$work/maven.log" 2>&1; then
-    # Debian's Maven colours its output even in batch mode; strip the escapes.
-    sed 's/\x1b\[[0-9;]*m//g' "$work/maven.log" | grep -m 1 -F '[ERROR] Failed' >&2 || tail -n 5 "$work/maven.log" >&2
-    return 1
-  fi
-}
-fetch() { # coordinates output-dir
-  maven "$dependency_plugin:copy" -Dartifact="$1" -DoutputDirectory="$2" ||
-    die "could not fetch $1 from Maven Central: is the registry reachable, and does that version exist there?"
-}
-log "fetching the distribution, k-NN and module jars with Maven (cached in $maven_repo)"
+if ! nice -n 10 mvn -B -q -U -Dmaven.repo.local="$maven_repo" -f "$templates/artifacts.pom.xml" \
+  dependency:copy@distribution dependency:copy-dependencies@lang-painless \
+  -Dopensearch.version="$OPENSEARCH_VERSION" -Dknn.version="$OPENSEARCH_KNN_VERSION" -Doutput="$work" \
+  >"$work/maven.log" 2>&1; then
+  # Debian's Maven colours its output even in batch mode; strip the escapes.
+  sed 's/\x1b\[[0-9;]*m//g' "$work/maven.log" | grep -m 1 -F '[ERROR] Failed' >&2 || tail -n 5 "$work/maven.log" >&2
+  die "Maven could not fetch OpenSearch $OPENSEARCH_VERSION / k-NN $OPENSEARCH_KNN_VERSION: is the registry reachable, and do both versions exist there?"
+fi
 downloads="$work/downloads"
-fetch "org.opensearch.distribution.integ-test-zip:opensearch:$OPENSEARCH_VERSION:zip" "$downloads"
-fetch "org.opensearch.plugin:opensearch-knn:$OPENSEARCH_KNN_VERSION:zip" "$downloads"
-fetch "org.opensearch.plugin:analysis-common:$OPENSEARCH_VERSION" "$work/modules/analysis-common"
-# mapper-extras publishes its module jar under the -client name.
-fetch "org.opensearch.plugin:mapper-extras-client:$OPENSEARCH_VERSION" "$work/modules/mapper-extras"
-maven -f "$templates/lang-painless.pom.xml" "$dependency_plugin:copy-dependencies" \
-  -Dopensearch.version="$OPENSEARCH_VERSION" -DincludeScope=runtime -DoutputDirectory="$work/modules/lang-painless" ||
-  die "could not fetch lang-painless $OPENSEARCH_VERSION and its dependencies from Maven Central"
 painless_jars=$(find "$work/modules/lang-painless" -name '*.jar' | wc -l)
 # The module jar, its SPI, antlr4-runtime and five asm jars; anything more would be server jars (jar hell).
 [ "$painless_jars" -eq 8 ] ||
   die "lang-painless resolved to $painless_jars jars, expected 8: $(ls "$work/modules/lang-painless" | tr '\n' ' ')"
+log "fetched after $((SECONDS - started))s"
 
 # ---- Assemble.
 log "assembling $target"
@@ -175,7 +163,7 @@ EOF
     OPENSEARCH_JAVA_OPTS="-Xms512m -Xmx512m" exec setsid "${as_service_user[@]}" "$home/bin/opensearch" \
     >"$node/stdout.log" 2>&1) &
   node_pid=$!
-  local deadline=$((SECONDS + 180))
+  local node_started=$SECONDS deadline=$((SECONDS + 180))
   until curl -sf "$url/_cluster/health?wait_for_status=yellow&timeout=2s" >/dev/null 2>&1; do
     kill -0 "$node_pid" 2>/dev/null || die "the node exited during startup:
 $(tail -n 25 "$node/stdout.log")"
@@ -183,7 +171,7 @@ $(tail -n 25 "$node/stdout.log")"
 $(tail -n 25 "$node/stdout.log")"
     sleep 1
   done
-  log "node up after $((SECONDS - started))s since the install began; running the checks"
+  log "node healthy after $((SECONDS - node_started))s; running the checks"
 
   local plugins
   plugins="$(curl -sf "$url/_nodes/plugins?filter_path=nodes.*.plugins.name,nodes.*.modules.name")"
