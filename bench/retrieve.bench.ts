@@ -119,7 +119,9 @@ async function loadCorpus(
     ];
     if (missing.length > 0) {
       const embedded = await embedder.embedMany(missing);
-      missing.forEach((text, position) => vectors.set(text, embedded[position] ?? []));
+      missing.forEach((text, position) => {
+        vectors.set(text, embedded[position] ?? []);
+      });
     }
     const events = pendingFacts.map(({ fact, index }) =>
       ingestEvent.parse({ ...knowledgeEventOf(fact, now), statement: `${fact.statement} (ref ${index})` }),
