@@ -87,11 +87,7 @@ async function execute(command: Command, client: KubeClient, namespace: string):
       if ((await client.get(path)) === undefined)
         throw new Error(`no DreamSchedule "${command.name}" in namespace ${namespace}`);
       const requestedAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-      await client.mergePatch(
-        path,
-        { metadata: { annotations: { [dreamRequestAnnotation]: requestedAt } } },
-        "kubectl-remram",
-      );
+      await client.mergePatch(path, { metadata: { annotations: { [dreamRequestAnnotation]: requestedAt } } });
       return `dreamschedule/${command.name}: a cycle was requested at ${requestedAt}`;
     }
   }
@@ -129,7 +125,9 @@ async function main(argv: readonly string[]): Promise<number> {
     kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ??
     "default";
   try {
-    process.stdout.write(`${await execute(command, new KubeClient(kubeConfig), namespace)}\n`);
+    process.stdout.write(
+      `${await execute(command, new KubeClient(kubeConfig, { fieldManager: "kubectl-remram" }), namespace)}\n`,
+    );
     return 0;
   } catch (error) {
     process.stderr.write(`error: ${explain(error, command, namespace)}\n`);

@@ -94,6 +94,8 @@ export interface KubeClientOptions {
   impersonate?: { user: string; groups?: string[] };
   observer?: RequestObserver;
   timeoutMs?: number;
+  /** Field manager for every write; the operator's by default, the plugin's for kubectl-remram. */
+  fieldManager?: string;
 }
 
 interface SendOptions {
@@ -169,10 +171,14 @@ export class KubeClient {
     }
   }
 
+  private get manager(): string {
+    return this.options.fieldManager ?? fieldManager;
+  }
+
   /** Server-side apply of the fields in `object`, forcing ownership: the operator owns what it applies. */
   apply<T extends KubeObject>(object: T): Promise<T> {
     return this.send<T>("PATCH", objectPath(object), {
-      query: { fieldManager, force: "true" },
+      query: { fieldManager: this.manager, force: "true" },
       body: object,
       contentType: "application/apply-patch+yaml",
     });
@@ -181,15 +187,15 @@ export class KubeClient {
   /** Server-side apply to the /status subresource; only the status fields in `object` are owned. */
   applyStatus<T extends KubeObject>(object: T): Promise<T> {
     return this.send<T>("PATCH", `${objectPath(object)}/status`, {
-      query: { fieldManager, force: "true" },
+      query: { fieldManager: this.manager, force: "true" },
       body: object,
       contentType: "application/apply-patch+yaml",
     });
   }
 
-  mergePatch<T>(path: string, patch: unknown, fieldManagerName = fieldManager): Promise<T> {
+  mergePatch<T>(path: string, patch: unknown): Promise<T> {
     return this.send<T>("PATCH", path, {
-      query: { fieldManager: fieldManagerName },
+      query: { fieldManager: this.manager },
       body: patch,
       contentType: "application/merge-patch+json",
     });
@@ -197,18 +203,18 @@ export class KubeClient {
 
   jsonPatch<T>(path: string, operations: unknown[]): Promise<T> {
     return this.send<T>("PATCH", path, {
-      query: { fieldManager },
+      query: { fieldManager: this.manager },
       body: operations,
       contentType: "application/json-patch+json",
     });
   }
 
   create<T>(path: string, body: unknown): Promise<T> {
-    return this.send<T>("POST", path, { query: { fieldManager }, body });
+    return this.send<T>("POST", path, { query: { fieldManager: this.manager }, body });
   }
 
   replace<T>(path: string, body: unknown): Promise<T> {
-    return this.send<T>("PUT", path, { query: { fieldManager }, body });
+    return this.send<T>("PUT", path, { query: { fieldManager: this.manager }, body });
   }
 
   async delete(path: string): Promise<void> {
