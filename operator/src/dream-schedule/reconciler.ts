@@ -115,7 +115,8 @@ export class DreamScheduleReconciler {
       });
       if (decision.nextMs !== undefined) {
         status.nextScheduleTime = iso(decision.nextMs);
-        requeueAfterMs = Math.max(1_000, decision.nextMs - nowMs);
+        // Look again at least hourly: clock jumps and edits are noticed, and timers stay far below Node's 24.8-day cap.
+        requeueAfterMs = Math.min(Math.max(1_000, decision.nextMs - nowMs), 3_600_000);
       } else {
         delete status.nextScheduleTime;
       }

@@ -39,6 +39,8 @@ export interface WorkQueueOptions {
   observer?: QueueObserver;
 }
 
+const maxTimerMs = 2 ** 31 - 1;
+
 export class WorkQueue {
   private readonly clock: Clock;
   private readonly backoff: BackoffConfig;
@@ -80,6 +82,8 @@ export class WorkQueue {
       this.add(key);
       return;
     }
+    // Node fires a timer longer than 2^31-1 ms at once; clamp instead of hot-looping.
+    delayMs = Math.min(delayMs, maxTimerMs);
     const at = this.clock.now() + delayMs;
     const pending = this.delayed.get(key);
     if (pending !== undefined && pending.at <= at) return;
