@@ -19,11 +19,6 @@ import type { OpenSearchEndpoints, Started, StartOptions } from "./types.js";
 
 const installHint = "run `bash hack/install-opensearch.sh` (or `make setup`)";
 
-export interface StartOpenSearchOptions extends StartOptions {
-  /** JVM heap (-Xms = -Xmx), e.g. "512m" (the default) or "1g". */
-  heap?: string;
-}
-
 /** An installation made by hack/install-opensearch.sh. */
 export interface OpenSearchInstallation {
   home: string;
@@ -165,9 +160,7 @@ function prepareNodeDir(installation: OpenSearchInstallation, nodeDir: string, s
  * A detached start (`make infra-up`) reuses .remram/run/opensearch/ instead, so the demo's data survives
  * `make infra-down` and the next `make infra-up`.
  */
-export async function startOpenSearch(
-  options: StartOpenSearchOptions = {},
-): Promise<Started<OpenSearchEndpoints>> {
+export async function startOpenSearch(options: StartOptions = {}): Promise<Started<OpenSearchEndpoints>> {
   const installation = readInstallation();
   pruneStaleNodeDirs(Date.now());
   const timeoutMs = options.timeoutMs ?? 120_000;
@@ -186,7 +179,7 @@ class PortRaceError extends Error {}
 
 async function startNode(
   installation: OpenSearchInstallation,
-  options: StartOpenSearchOptions,
+  options: StartOptions,
   timeoutMs: number,
 ): Promise<Started<OpenSearchEndpoints>> {
   const httpPort = await freePort();
@@ -200,7 +193,6 @@ async function startNode(
     logsDir: join(nodeDir, "logs"),
   };
   prepareNodeDir(installation, nodeDir, settings);
-  const heap = options.heap ?? "512m";
   const { command, args } = launchCommand(installation, runningAsRoot());
   const node = spawnService({
     name: `opensearch-${httpPort}`,
@@ -215,7 +207,8 @@ async function startNode(
       OPENSEARCH_JAVA_HOME: installation.javaHome,
       OPENSEARCH_PATH_CONF: join(nodeDir, "config"),
       OPENSEARCH_TMPDIR: join(nodeDir, "tmp"),
-      OPENSEARCH_JAVA_OPTS: `-Xms${heap} -Xmx${heap}`,
+      // Enough for test indices; the node shares the machine with Kubernetes, Ollama and OpenClaw.
+      OPENSEARCH_JAVA_OPTS: "-Xms512m -Xmx512m",
     },
   });
   const url = `http://127.0.0.1:${httpPort}`;
@@ -229,9 +222,9 @@ async function startNode(
   } catch (error) {
     await stop();
     const tail = node.logTail(20);
-    if (lostPortRace(tail)) throw new PortRaceError(`port ${httpPort} or ${transportPort} was taken`);
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`${reason}\n--- ${node.logFile} (tail) ---\n${tail}`);
+    const message = `${reason}\n--- ${node.logFile} (tail) ---\n${tail}`;
+    throw lostPortRace(tail) ? new PortRaceError(message) : new Error(message);
   }
   return { endpoints: { url }, processes: [node], stop };
 }
