@@ -75,6 +75,7 @@ export class ArtifactProposalReconciler {
             spec.proposalId,
             decision.approvedBy,
             spec.proposedDigest,
+            spec.baseDigest,
           );
           phase = "Promoted";
           promotion = { commitId: commitId.slice(0, 64), promotedAt: conditionTime(nowMs) };

@@ -86,15 +86,17 @@ export class CortexClient {
     return body.proposals;
   }
 
+  /** Cortex answers 409 when the file moved on from `baseDigest` (stale base) or the content is not what was approved. */
   promote(
     proposalId: string,
     approvedBy: string,
     proposedDigest: string,
+    baseDigest: string | undefined,
   ): Promise<z.infer<typeof promoteResponse>> {
     return this.call(
       "POST",
       "/promote",
-      { proposalId, approvedBy, expectedDigest: proposedDigest },
+      { proposalId, approvedBy, expectedDigest: proposedDigest, ...(baseDigest ? { baseDigest } : {}) },
       promoteResponse,
     );
   }
