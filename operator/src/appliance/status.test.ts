@@ -62,6 +62,13 @@ describe("the appliance's conditions", () => {
     expect(conditions.Ready?.status).toBe("False");
   });
 
+  it("let an unmeasured vm.max_map_count pass (it cannot be read on every runtime) but name it", () => {
+    const { hostMaxMapCount: _unmeasured, ...rest } = observation();
+    const conditions = byType(applianceConditions(rest));
+    expect(conditions.HostPrerequisitesMet).toMatchObject({ status: "Unknown", reason: "NotMeasured" });
+    expect(conditions.Ready?.status).toBe("True");
+  });
+
   it("hold ModelsReady until /api/tags lists every required model, accepting the :latest tag", () => {
     const pulling = byType(
       applianceConditions(observation({ models: { ...models, listed: [{ name: "qwen3:8b" }] } })),
