@@ -46,6 +46,8 @@ export const deltaItemSchema = z
     toolConfirmed: z.boolean().optional(),
     /** The user asked for it to be kept ("remember this"). */
     userDirective: z.boolean().optional(),
+    /** Privacy of the new object; the dimension policy's default level when absent. */
+    privacy: z.enum(["public", "household", "private", "secret"]).optional(),
   })
   .strict();
 

@@ -1,0 +1,63 @@
+import type { FastifyPluginAsync } from "fastify";
+import { archiveRoutes } from "../archive/routes.js";
+import { ArchiveStore } from "../archive/store.js";
+import { type GitIdentity, GitPromoter } from "../promote/git-promoter.js";
+import { promoteRoutes } from "../promote/routes.js";
+import { reflectRoutes } from "../reflect/routes.js";
+import { ensureMaturationIndices, type MaturationIndices } from "./records.js";
+import { dreamRoutes } from "./routes.js";
+import { DreamRunner } from "./service.js";
+
+/** Where reflection, dream, promotion and the archive keep their files, and who commits artifacts. */
+export interface MaturationOptions {
+  /** The workspace git repository artifacts are committed to. */
+  workspaceDir: string;
+  /** Folder under the workspace for generated artifacts. */
+  artifactsDir?: string;
+  /** Root of the hash-addressed archive. */
+  archiveDir: string;
+  gitAuthor: GitIdentity;
+  /** Upper bound on a dream cycle's neighbour lookups. */
+  dreamTimeLimitMs?: number;
+}
+
+/** Resolve once; a failure is forgotten so the next request tries again (OpenSearch may come up later). */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= make().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    });
+    return pending;
+  };
+}
+
+/** Registers /reflect, /dream, /proposals, /promote, /archive and /admin/erasure on the Cortex app. */
+export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync {
+  return async (app) => {
+    const indices = once<MaturationIndices>(() => ensureMaturationIndices(app.cortex.store));
+    const promoter = once(async () => {
+      const git = new GitPromoter(options.workspaceDir, options.gitAuthor);
+      const { rolledBack } = await git.prepare();
+      if (rolledBack !== undefined)
+        app.log.warn({ proposalId: rolledBack }, "rolled back an interrupted promotion");
+      return git;
+    });
+    const archive = once(() => ArchiveStore.open(options.archiveDir, app.cortex.clock));
+    const runner = new DreamRunner(
+      app.cortex,
+      indices,
+      {
+        workspaceDir: options.workspaceDir,
+        artifactsDir: options.artifactsDir ?? "artifacts",
+        timeLimitMs: options.dreamTimeLimitMs ?? 50_000,
+      },
+      app.cortex.metrics.registry,
+    );
+    await app.register(reflectRoutes(indices));
+    await app.register(dreamRoutes(runner, indices));
+    await app.register(promoteRoutes(promoter, indices));
+    await app.register(archiveRoutes(archive, indices));
+  };
+}

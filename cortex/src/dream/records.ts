@@ -1,0 +1,159 @@
+import {
+  type CortexStore,
+  getDocument,
+  putDocument,
+  request,
+  type SearchResult,
+} from "../store/opensearch.js";
+
+/**
+ * The indices reflection, dream, promotion and the archive own beside the core ones: `<prefix>-maturation`
+ * for records (proposals, dream reports, review items, reflection receipts, audit entries) and
+ * `<prefix>-archive` for the archive's summary index (summaries and coordinates, never full documents).
+ */
+
+export interface MaturationIndices {
+  records: string;
+  archive: string;
+}
+
+export function maturationIndices(store: CortexStore): MaturationIndices {
+  const prefix = store.indices.knowledge.replace(/-knowledge$/, "");
+  return { records: `${prefix}-maturation`, archive: `${prefix}-archive` };
+}
+
+const keyword = { type: "keyword" } as const;
+const date = { type: "date" } as const;
+const settings = { index: { number_of_shards: 1, number_of_replicas: 0 } };
+
+const recordsMapping = {
+  dynamic: false,
+  properties: {
+    kind: keyword,
+    id: keyword,
+    state: keyword,
+    artifactPath: keyword,
+    cycleId: keyword,
+    createdAt: date,
+    updatedAt: date,
+  },
+};
+
+const archiveMapping = {
+  dynamic: false,
+  properties: {
+    hash: keyword,
+    summary: { type: "text", analyzer: "english" },
+    epochDay: { type: "integer" },
+    y: { type: "integer" },
+    z: { type: "integer" },
+    clusterId: keyword,
+    decayScore: { type: "float" },
+    reinforcementCount: { type: "integer" },
+    lastAccessedAt: date,
+    ownerIds: keyword,
+    privacy: keyword,
+    allowRecall: { type: "boolean" },
+    sourceSession: keyword,
+    sourceChannel: keyword,
+    createdAt: date,
+    archivedAt: date,
+  },
+};
+
+/** Create the two indices if missing (idempotent; safe to call on every start). */
+export async function ensureMaturationIndices(store: CortexStore): Promise<MaturationIndices> {
+  const indices = maturationIndices(store);
+  for (const [index, mappings] of [
+    [indices.records, recordsMapping],
+    [indices.archive, archiveMapping],
+  ] as const) {
+    const exists = await request(store, "HEAD", `/${index}`, undefined, { ignore: [404] });
+    if (exists.statusCode === 404) {
+      await request(store, "PUT", `/${index}`, { settings, mappings }, { ignore: [400], retries: 2 });
+    }
+  }
+  return indices;
+}
+
+export type RecordKind =
+  | "proposal"
+  | "dreamReport"
+  | "review"
+  | "reflectReceipt"
+  | "audit"
+  | "dimensionPromotion";
+
+export interface StoredRecord<T> {
+  kind: RecordKind;
+  id: string;
+  state?: string | undefined;
+  createdAt: string;
+  updatedAt: string;
+  body: T;
+}
+
+function recordId(kind: RecordKind, id: string): string {
+  return `${kind}:${id}`;
+}
+
+export async function getRecord<T>(
+  store: CortexStore,
+  indices: MaturationIndices,
+  kind: RecordKind,
+  id: string,
+): Promise<StoredRecord<T> | undefined> {
+  return getDocument<StoredRecord<T>>(store, indices.records, recordId(kind, id));
+}
+
+export async function putRecord<T>(
+  store: CortexStore,
+  indices: MaturationIndices,
+  record: StoredRecord<T> & { artifactPath?: string; cycleId?: string },
+): Promise<void> {
+  await putDocument(store, indices.records, recordId(record.kind, record.id), record);
+}
+
+/** Create a record only if none exists under its id; false when one did. */
+export async function createRecord<T>(
+  store: CortexStore,
+  indices: MaturationIndices,
+  record: StoredRecord<T> & { artifactPath?: string; cycleId?: string },
+): Promise<boolean> {
+  const { statusCode } = await request(
+    store,
+    "PUT",
+    `/${indices.records}/_create/${encodeURIComponent(recordId(record.kind, record.id))}?refresh=wait_for`,
+    record,
+    { ignore: [409] },
+  );
+  return statusCode !== 409;
+}
+
+export async function listRecords<T>(
+  store: CortexStore,
+  indices: MaturationIndices,
+  kind: RecordKind,
+  filter: { state?: string | undefined; artifactPath?: string | undefined } = {},
+  limit = 500,
+): Promise<StoredRecord<T>[]> {
+  const { body } = await request<SearchResult<StoredRecord<T>>>(
+    store,
+    "POST",
+    `/${indices.records}/_search`,
+    {
+      size: limit,
+      query: {
+        bool: {
+          filter: [
+            { term: { kind } },
+            ...(filter.state === undefined ? [] : [{ term: { state: filter.state } }]),
+            ...(filter.artifactPath === undefined ? [] : [{ term: { artifactPath: filter.artifactPath } }]),
+          ],
+        },
+      },
+      sort: [{ createdAt: "desc" }, { id: "asc" }],
+    },
+  );
+  return body.hits.hits.map((hit) => hit._source);
+}

@@ -1,0 +1,271 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { CortexContext } from "../app.js";
+import {
+  getRecord,
+  listRecords,
+  type MaturationIndices,
+  putRecord,
+  type StoredRecord,
+} from "../dream/records.js";
+import type { ProposalRecordBody } from "../dream/service.js";
+import { ownerOf } from "../reflect/mapping.js";
+import { loadObjects, writeObjects } from "../reflect/repository.js";
+import { errorResponse } from "../schemas/index.js";
+import type { Chunk } from "../schemas/knowledge.js";
+import { createDocuments, request as storeRequest, toIndexDocument } from "../store/opensearch.js";
+import { sha256Digest } from "./digest.js";
+import { type GitPromoter, PromotionConflictError } from "./git-promoter.js";
+
+const digest = z.string().regex(/^sha256:[a-f0-9]{64}$/);
+const proposalStates = ["pending", "promoted", "denied", "superseded"] as const;
+
+export const proposalSchema = z.object({
+  id: z.string(),
+  state: z.enum(proposalStates),
+  artifactPath: z.string(),
+  title: z.string(),
+  baseDigest: z.string().optional(),
+  proposedDigest: z.string(),
+  diff: z.string(),
+  rationale: z.string(),
+  sourceKnowledgeIds: z.array(z.string()),
+  confidence: z.number(),
+  cycleId: z.string(),
+  createdAt: z.string(),
+  decision: z
+    .object({ decision: z.literal("denied"), by: z.string(), reason: z.string().optional(), at: z.string() })
+    .optional(),
+  promotion: z.object({ commitId: z.string(), approvedBy: z.string(), at: z.string() }).optional(),
+});
+
+export const promoteRequest = z
+  .object({
+    proposalId: z.string().min(1).max(128),
+    approvedBy: z.string().min(1).max(256),
+    /** Digest of the file the approver saw the diff against (omit for a new file). */
+    baseDigest: digest.optional(),
+    /** Digest of the proposed file the approval was given for (the ArtifactProposal CRD records it). */
+    expectedDigest: digest.optional(),
+  })
+  .strict();
+
+export const denyRequest = z
+  .object({ deniedBy: z.string().min(1).max(256), reason: z.string().max(1024).optional() })
+  .strict();
+
+function view(record: StoredRecord<ProposalRecordBody>): z.infer<typeof proposalSchema> {
+  const { body } = record;
+  return {
+    id: body.id,
+    state: (record.state ?? "pending") as (typeof proposalStates)[number],
+    artifactPath: body.artifactPath,
+    title: body.title,
+    baseDigest: body.baseDigest,
+    proposedDigest: body.proposedDigest,
+    diff: body.diff,
+    rationale: body.rationale,
+    sourceKnowledgeIds: body.sourceKnowledgeIds,
+    confidence: body.confidence,
+    cycleId: body.cycleId,
+    createdAt: record.createdAt,
+    decision: body.decision,
+    promotion: body.promotion,
+  };
+}
+
+/** Reindex the promoted artifact as one chunk (its id follows from the path, so a new version replaces it). */
+async function reindexArtifact(
+  context: CortexContext,
+  proposal: ProposalRecordBody,
+  now: string,
+): Promise<void> {
+  const { store } = context;
+  const id = `artifact-${sha256Digest(proposal.artifactPath).slice(7, 39)}`;
+  const chunk: Chunk = {
+    id,
+    sourceId: proposal.artifactPath,
+    sourceKind: "artifact",
+    title: proposal.title,
+    path: proposal.artifactPath,
+    level: "L0",
+    seq: 0,
+    text: proposal.content.slice(0, 16_000),
+    parentId: null,
+    prevId: null,
+    nextId: null,
+    provenance: {
+      key: `artifact:${proposal.artifactPath}`,
+      source: "artifact",
+      sourceTurnIds: [],
+      observedAt: now,
+      ingestedAt: now,
+    },
+    scope: proposal.scope.kind,
+    owner: ownerOf(proposal.scope),
+    privacy: proposal.privacy,
+    consent: { retrieval: true, agents: ["*"] },
+    dimensions: { artifact: [proposal.artifactPath.slice(0, 128)] },
+    confidence: proposal.confidence,
+    usageCount: 0,
+    lastUsedAt: null,
+    validity: { validFrom: now, invalidAt: null },
+    createdAt: now,
+  };
+  let embedding: number[] | null = null;
+  if (context.embedder !== null) embedding = (await context.embedder.embedMany([chunk.text]))[0] ?? null;
+  await storeRequest(store, "DELETE", `/${store.indices.chunks}/_doc/${id}?refresh=wait_for`, undefined, {
+    ignore: [404],
+  });
+  await createDocuments(store, [
+    {
+      index: store.indices.chunks,
+      id,
+      document: toIndexDocument(chunk, embedding, context.embedder?.model ?? null),
+    },
+  ]);
+}
+
+export function promoteRoutes(
+  promoter: () => Promise<GitPromoter>,
+  indices: () => Promise<MaturationIndices>,
+): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      "/proposals",
+      {
+        schema: {
+          summary: "Artifact proposals by state",
+          querystring: z.object({ status: z.enum(proposalStates).optional() }),
+          response: { 200: z.object({ proposals: z.array(proposalSchema) }), 401: errorResponse },
+        },
+      },
+      async (request) => {
+        const records = await listRecords<ProposalRecordBody>(app.cortex.store, await indices(), "proposal", {
+          state: request.query.status,
+        });
+        return { proposals: records.map(view) };
+      },
+    );
+
+    app.post(
+      "/promote",
+      {
+        schema: {
+          summary:
+            "Write an approved proposal into the workspace, commit it, reindex it (atomic, idempotent)",
+          body: promoteRequest,
+          response: {
+            200: z.object({ commitId: z.string(), alreadyPromoted: z.boolean() }),
+            400: errorResponse,
+            401: errorResponse,
+            404: errorResponse,
+            409: errorResponse,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { store } = app.cortex;
+        const where = await indices();
+        const record = await getRecord<ProposalRecordBody>(store, where, "proposal", request.body.proposalId);
+        const conflict = (message: string) =>
+          reply.code(409).send({ statusCode: 409, error: "Conflict", message });
+        if (!record) {
+          return reply
+            .code(404)
+            .send({ statusCode: 404, error: "Not Found", message: `no proposal ${request.body.proposalId}` });
+        }
+        if (record.state === "promoted" && record.body.promotion) {
+          return { commitId: record.body.promotion.commitId, alreadyPromoted: true };
+        }
+        if (record.state !== "pending") return conflict(`proposal ${record.id} is ${record.state}`);
+        try {
+          const git = await promoter();
+          return await git.promote(
+            {
+              proposal: record.body,
+              approvedBy: request.body.approvedBy,
+              baseDigest: request.body.baseDigest,
+              expectedDigest: request.body.expectedDigest,
+            },
+            async (commitId) => {
+              const now = app.cortex.clock().toISOString();
+              await reindexArtifact(app.cortex, record.body, now);
+              const sources = await loadObjects(store, record.body.sourceKnowledgeIds);
+              await writeObjects(
+                store,
+                [],
+                [...sources.values()].map((o) => ({
+                  ...o,
+                  promotionState: "promoted" as const,
+                  updatedAt: now,
+                })),
+              );
+              await putRecord(store, where, {
+                ...record,
+                state: "promoted",
+                artifactPath: record.body.artifactPath,
+                updatedAt: now,
+                body: {
+                  ...record.body,
+                  promotion: { commitId, approvedBy: request.body.approvedBy, at: now },
+                },
+              });
+            },
+          );
+        } catch (error) {
+          if (error instanceof PromotionConflictError) return conflict(error.message);
+          throw error;
+        }
+      },
+    );
+
+    app.post(
+      "/proposals/:id/deny",
+      {
+        schema: {
+          summary: "Record a denial with who and why",
+          params: z.object({ id: z.string().min(1).max(128) }),
+          body: denyRequest,
+          response: {
+            200: proposalSchema,
+            400: errorResponse,
+            401: errorResponse,
+            404: errorResponse,
+            409: errorResponse,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { store } = app.cortex;
+        const where = await indices();
+        const record = await getRecord<ProposalRecordBody>(store, where, "proposal", request.params.id);
+        if (!record) {
+          return reply
+            .code(404)
+            .send({ statusCode: 404, error: "Not Found", message: `no proposal ${request.params.id}` });
+        }
+        if (record.state === "denied") return view(record);
+        if (record.state !== "pending") {
+          return reply.code(409).send({
+            statusCode: 409,
+            error: "Conflict",
+            message: `proposal ${record.id} is ${record.state}`,
+          });
+        }
+        const now = app.cortex.clock().toISOString();
+        const denied: StoredRecord<ProposalRecordBody> = {
+          ...record,
+          state: "denied",
+          updatedAt: now,
+          body: {
+            ...record.body,
+            decision: { decision: "denied", by: request.body.deniedBy, reason: request.body.reason, at: now },
+          },
+        };
+        await putRecord(store, where, { ...denied, artifactPath: record.body.artifactPath });
+        return view(denied);
+      },
+    );
+  };
+}

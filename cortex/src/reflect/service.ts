@@ -1,0 +1,190 @@
+import { createHash } from "node:crypto";
+import type { CortexContext } from "../app.js";
+import { canonicalJson } from "../archive/document.js";
+import { knowledgeIdFor } from "../core/ingest-plan.js";
+import { createRecord, getRecord, type MaturationIndices } from "../dream/records.js";
+import type { Principal as StoredPrincipal } from "../schemas/common.js";
+import type { KnowledgeObject } from "../schemas/knowledge.js";
+import { recordCandidateDimensions } from "../store/opensearch.js";
+import type { MaturingObject } from "./knowledge.js";
+import { applyMaturing, ownerOf, toMaturing } from "./mapping.js";
+import type { Neighbour } from "./match.js";
+import { planReflection, type ReflectionOutcome } from "./plan.js";
+import { findCandidates, loadObjects, normaliseClaim, writeObjects } from "./repository.js";
+import type { DeltaItem, ReflectionDelta } from "./schema.js";
+import type { ScopeViolation } from "./scope.js";
+
+/** The shell around planReflection: load candidates and targets, plan, write, count candidate dimensions. */
+
+export type ReflectResult =
+  | { ok: true; outcome: ReflectionOutcome; replayed: boolean }
+  | { ok: false; violations: ScopeViolation[] };
+
+const neighboursPerItem = 10;
+
+async function embedOrNull(context: CortexContext, texts: readonly string[]): Promise<(number[] | null)[]> {
+  if (context.embedder === null || texts.length === 0) return texts.map(() => null);
+  try {
+    return await context.embedder.embedMany(texts);
+  } catch {
+    // Without vectors reflection still matches by claim; semantic matching waits for the next reflection.
+    return texts.map(() => null);
+  }
+}
+
+export async function reflect(
+  context: CortexContext,
+  indices: MaturationIndices,
+  principal: StoredPrincipal,
+  delta: ReflectionDelta,
+): Promise<ReflectResult> {
+  const { store } = context;
+  const now = context.clock().toISOString();
+  // A retried reflection (same principal, same delta) is applied once; the receipt answers the retry.
+  const deltaKey = createHash("sha256").update(canonicalJson({ principal, delta })).digest("hex");
+  const receipt = await getRecord<ReflectionOutcome>(store, indices, "reflectReceipt", deltaKey);
+  if (receipt) return { ok: true, outcome: receipt.body, replayed: true };
+
+  const targetIds = [
+    ...delta.corrections.flatMap((c) => (c.targetId === undefined ? [] : [c.targetId])),
+    ...delta.confidenceAdjustments.map((a) => a.targetId),
+  ];
+  const stored = new Map<string, KnowledgeObject>(await loadObjects(store, targetIds));
+  const withClaim = (item: DeltaItem): DeltaItem =>
+    item.claim ? { ...item, claim: normaliseClaim(item.claim) } : item;
+  const items = delta.items.map(withClaim);
+  const corrections = delta.corrections.map((c) => ({
+    ...c,
+    replacement: c.replacement ? withClaim(c.replacement) : undefined,
+  }));
+  const vectors = await embedOrNull(context, [
+    ...items.map((i) => i.statement),
+    ...corrections.map((c) => c.statement),
+  ]);
+  const replacementVectors = await embedOrNull(
+    context,
+    corrections.flatMap((c) => (c.replacement ? [c.replacement.statement] : [])),
+  );
+  const candidateHits = await findCandidates(
+    store,
+    [
+      ...items.map((item, i) => ({ scope: item.scope, claim: item.claim, vector: vectors[i] ?? undefined })),
+      ...corrections.map((c, i) => ({
+        scope: c.scope,
+        claim:
+          c.claim?.subject && c.claim.predicate
+            ? { subject: c.claim.subject, predicate: c.claim.predicate }
+            : undefined,
+        vector: vectors[items.length + i] ?? undefined,
+      })),
+    ],
+    neighboursPerItem,
+  );
+  for (const hit of candidateHits.flat()) stored.set(hit.object.id, hit.object);
+  const asNeighbours = (hits: (typeof candidateHits)[number] | undefined): Neighbour[] =>
+    (hits ?? []).map((hit) => ({ object: toMaturing(hit.object), similarity: hit.similarity }));
+
+  let sequence = 0;
+  const plan = planReflection(
+    { ...delta, items, corrections },
+    {
+      principal,
+      now,
+      allowedScopes: context.policy.get().privacy.allowedScopes,
+      itemNeighbours: items.map((_, i) => asNeighbours(candidateHits[i])),
+      correctionNeighbours: corrections.map((_, i) => asNeighbours(candidateHits[items.length + i])),
+      targets: new Map([...stored].map(([id, object]) => [id, toMaturing(object)])),
+      newId: () => knowledgeIdFor(`reflect:${deltaKey}:${sequence++}`),
+    },
+  );
+  if (!plan.ok) return plan;
+
+  const replacements = corrections.flatMap((c) => (c.replacement ? [c.replacement] : []));
+  const statementVectors = new Map<string, number[] | null>();
+  items.forEach((item, i) => {
+    statementVectors.set(item.statement, vectors[i] ?? null);
+  });
+  replacements.forEach((item, i) => {
+    statementVectors.set(item.statement, replacementVectors[i] ?? null);
+  });
+  const allItems = [...items, ...replacements];
+  const created = plan.created.map((object) => {
+    const item = allItems.find((i) => i.statement === object.statement);
+    return {
+      object: newKnowledgeObject(
+        object,
+        principal,
+        delta.sessionId,
+        item,
+        context.policy.get().privacy.defaultLevel,
+      ),
+      embedding: statementVectors.get(object.statement) ?? null,
+      embeddingModel: context.embedder?.model ?? null,
+    };
+  });
+  const updated = plan.updated.flatMap((object) => {
+    const base = stored.get(object.id);
+    return base ? [applyMaturing(base, object)] : [];
+  });
+  await writeObjects(store, created, updated);
+
+  const observations = new Map<string, { occurrences: number; values: string[] }>();
+  for (const { name, value } of plan.outcome.candidateDimensions) {
+    const entry = observations.get(name) ?? { occurrences: 0, values: [] };
+    observations.set(name, { occurrences: entry.occurrences + 1, values: [...entry.values, value] });
+  }
+  await recordCandidateDimensions(store, observations, now);
+  await createRecord(store, indices, {
+    kind: "reflectReceipt",
+    id: deltaKey,
+    createdAt: now,
+    updatedAt: now,
+    body: plan.outcome,
+  });
+  return { ok: true, outcome: plan.outcome, replayed: false };
+}
+
+function newKnowledgeObject(
+  object: MaturingObject,
+  principal: StoredPrincipal,
+  sessionId: string,
+  item: DeltaItem | undefined,
+  defaultPrivacy: KnowledgeObject["privacy"],
+): KnowledgeObject {
+  return applyMaturing(
+    {
+      statement: object.statement,
+      type: object.type,
+      provenance: {
+        key: `reflect:${object.id}`,
+        source: item?.toolConfirmed ? "tool" : "reflection",
+        sessionId,
+        agentId: principal.agentId,
+        sourceTurnIds: [...object.sourceTurnIds],
+        observedAt: object.createdAt,
+        ingestedAt: object.createdAt,
+      },
+      scope: object.scope.kind,
+      owner: ownerOf(object.scope),
+      privacy: item?.privacy ?? defaultPrivacy,
+      consent: { retrieval: true, agents: ["*"] },
+      dimensions: {},
+      confidence: object.confidence,
+      reinforcementCount: object.reinforcementCount,
+      toolConfirmations: object.toolConfirmations,
+      sessionIds: [...object.sessionIds],
+      lastReinforcedAt: object.lastReinforcedAt,
+      lastDecayedAt: null,
+      userDirective: false,
+      usageCount: 0,
+      lastUsedAt: null,
+      validity: { validFrom: object.validFrom, invalidAt: null },
+      links: [],
+      promotionState: "none",
+      status: "active",
+      createdAt: object.createdAt,
+      updatedAt: object.updatedAt,
+    },
+    object,
+  );
+}
