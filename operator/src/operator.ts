@@ -19,7 +19,7 @@ import { type DimensionPolicyObject, DimensionPolicyReconciler } from "./dimensi
 import { type DreamScheduleObject, DreamScheduleReconciler } from "./dream-schedule/reconciler.js";
 import { Controller, type Reconcile } from "./runtime/controller.js";
 import { EventRecorder } from "./runtime/events.js";
-import { Informer } from "./runtime/informer.js";
+import { Informer, type InformerEvent } from "./runtime/informer.js";
 import { KubeClient, type KubeObject } from "./runtime/kube-client.js";
 import { LeaderElector } from "./runtime/leader-election.js";
 import { OperatorMetrics } from "./runtime/metrics.js";
@@ -66,6 +66,18 @@ const group = "/apis/remram.io/v1alpha1";
 
 function namespacedPath(prefix: string, namespace: string | undefined, plural: string): string {
   return namespace === undefined ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`;
+}
+
+/** What of a node matters to appliances: GPU allocatable, GPU labels, schedulability. */
+function gpuFingerprint(node: NodeLike): string {
+  const labels = Object.entries(node.metadata?.labels ?? {})
+    .filter(([key]) => key.startsWith("nvidia.com/") || key === "feature.node.kubernetes.io/pci-10de.present")
+    .sort();
+  return JSON.stringify([
+    node.status?.allocatable?.["nvidia.com/gpu"] ?? "0",
+    labels,
+    node.spec?.unschedulable ?? false,
+  ]);
 }
 
 /** Several informers (one per namespace) read as one cache. */
@@ -115,7 +127,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const informer = <T extends KubeObject>(
     name: string,
     path: string,
-    onEvent: (object: T) => void,
+    onEvent: (object: T, event: InformerEvent) => void,
     labelSelector?: string,
   ): Informer<T> => {
     const created = new Informer<T>(kubeConfig, client, {
@@ -157,8 +169,14 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     `${group}/artifactproposals`,
     (object) => enqueue("artifactproposal", keyOf(object)),
   );
-  // Nodes change GPU availability and the auto profile of every appliance.
-  const nodes = informer<KubeObject & NodeLike>("nodes", "/api/v1/nodes", () => {
+  // Nodes change GPU availability and the auto profile of every appliance, but heartbeats (status updates every
+  // few seconds per node) must not wake every appliance: only a changed GPU fingerprint does.
+  const nodeFingerprints = new Map<string, string>();
+  const nodes = informer<KubeObject & NodeLike>("nodes", "/api/v1/nodes", (node, event) => {
+    const fingerprint = event === "delete" ? "" : gpuFingerprint(node);
+    if (nodeFingerprints.get(node.metadata.name) === fingerprint) return;
+    if (event === "delete") nodeFingerprints.delete(node.metadata.name);
+    else nodeFingerprints.set(node.metadata.name, fingerprint);
     for (const appliance of appliances.list()) enqueue("appliance", keyOf(appliance));
   });
   // Owned children map back to their appliance through the controller ownerReference.

@@ -28,7 +28,8 @@ describe("the chart's Grafana dashboards", () => {
         "datasource",
       );
       for (const panel of dashboard.panels ?? []) {
-        expect(panel.datasource?.uid).toBe("${datasource}");
+        // Grafana's own variable syntax, not a JavaScript template.
+        expect(panel.datasource?.uid).toBe(["$", "{datasource}"].join(""));
         for (const target of panel.targets ?? []) expect(target.expr).not.toMatch(/namespace="[^$]/);
       }
     },
