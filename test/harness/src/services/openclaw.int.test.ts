@@ -9,7 +9,7 @@ import {
   promptText,
   startOpenAiRecorder,
 } from "./openai-recorder.js";
-import { sendMessage, startOpenClaw } from "./openclaw.js";
+import { callGateway, sendMessage, startOpenClaw } from "./openclaw.js";
 import type { OpenClawEndpoints, Started } from "./types.js";
 
 // REMRAM_TESTBED=ollama: the gateway answers with the test bed's SmolLM2, seen through a recording proxy.
@@ -32,6 +32,11 @@ describe("the OpenClaw gateway on the test bed", () => {
   afterAll(async () => {
     await gateway?.stop();
     await recorder?.stop();
+  });
+
+  it("reports the probe plugin, and no other, as loaded over its RPC", async () => {
+    const health = await callGateway(gateway.endpoints, "health");
+    expect(health).toMatchObject({ ok: true, plugins: { loaded: ["remram-probe"], errors: [] } });
   });
 
   it("refuses the chat endpoint without the gateway token", async () => {

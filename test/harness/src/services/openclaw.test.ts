@@ -84,6 +84,12 @@ describe("the generated openclaw.json", () => {
     expect(at(config, "gateway.bind")).toBe("loopback");
     expect(at(config, "cron.enabled")).toBe(false);
   });
+
+  it("switches plugins off rather than writing an empty allowlist, which would let every bundled plugin load", () => {
+    const config = openClawConfig({ ...input, plugins: [] });
+    expect(at(config, "plugins.enabled")).toBe(false);
+    expect(at(config, "plugins.allow")).toBeUndefined();
+  });
 });
 
 describe("deep merging", () => {

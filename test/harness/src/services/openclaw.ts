@@ -4,9 +4,12 @@
  * OpenAI-compatible chat endpoint. Each suite starts its own gateway, because provider and plugins differ.
  * docs/testbed-openclaw.md explains every config key used here.
  */
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { binPath, cacheDir, runDir } from "../paths.js";
 import { freePort } from "../ports.js";
 import { spawnService } from "../process.js";
@@ -77,6 +80,13 @@ function pluginsForProvider(provider: OpenClawModelProvider): string[] {
 /** The openclaw.json for a test gateway: loopback + token, one model, built-in memory off, nothing phoning out. */
 export function openClawConfig(input: OpenClawConfigInput): Record<string, unknown> {
   const { provider } = input;
+  const allowedPlugins = [
+    ...new Set([
+      ...input.plugins.map((plugin) => plugin.id),
+      ...pluginsForProvider(provider),
+      ...(input.bundledPlugins ?? []),
+    ]),
+  ];
   const base: Record<string, unknown> = {
     gateway: {
       mode: "local",
@@ -125,13 +135,8 @@ export function openClawConfig(input: OpenClawConfigInput): Record<string, unkno
     },
     memory: { search: { enabled: false } },
     plugins: {
-      allow: [
-        ...new Set([
-          ...input.plugins.map((plugin) => plugin.id),
-          ...pluginsForProvider(provider),
-          ...(input.bundledPlugins ?? []),
-        ]),
-      ],
+      // An empty allowlist counts as no allowlist (every bundled plugin loads), so then plugins are switched off.
+      ...(allowedPlugins.length === 0 ? { enabled: false } : { allow: allowedPlugins }),
       load: { paths: input.plugins.map((plugin) => resolve(plugin.path)) },
       slots: { memory: "none" },
       entries: Object.fromEntries(
@@ -254,20 +259,53 @@ export async function sendMessage(endpoints: OpenClawEndpoints, message: OpenCla
     "content-type": "application/json",
   };
   if (message.sessionKey !== undefined) headers["x-openclaw-session-key"] = message.sessionKey;
-  const response = await fetch(`${endpoints.url}/v1/chat/completions`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({
-      // An agent target, not a provider model: the agent's configured model answers.
-      model: "openclaw",
-      messages: [{ role: "user", content: message.text }],
-      ...(message.user === undefined ? {} : { user: message.user }),
-    }),
-    signal: AbortSignal.timeout(message.timeoutMs ?? 120_000),
+  const body = JSON.stringify({
+    // An agent target, not a provider model: the agent's configured model answers.
+    model: "openclaw",
+    messages: [{ role: "user", content: message.text }],
+    ...(message.user === undefined ? {} : { user: message.user }),
   });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`OpenClaw chat completion failed: HTTP ${response.status} ${text}`);
-  return replyText(JSON.parse(text));
+  const response = await postOnFreshConnection(
+    `${endpoints.url}/v1/chat/completions`,
+    headers,
+    body,
+    message.timeoutMs ?? 120_000,
+  );
+  if (response.status !== 200) {
+    throw new Error(`OpenClaw chat completion failed: HTTP ${response.status} ${response.text}`);
+  }
+  return replyText(JSON.parse(response.text));
+}
+
+/**
+ * POST without connection reuse. fetch() would reuse a pooled keep-alive socket (say, from the readiness polls)
+ * that the gateway may close at the same moment, and a POST is not retried: "other side closed" (seen here).
+ */
+function postOnFreshConnection(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolveResponse, reject) => {
+    const request = httpRequest(
+      url,
+      { method: "POST", agent: false, headers: { ...headers, "content-length": Buffer.byteLength(body) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.once("error", reject);
+        response.once("end", () =>
+          resolveResponse({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
+        );
+      },
+    );
+    request.setTimeout(timeoutMs, () =>
+      request.destroy(new Error(`no reply from ${url} within ${timeoutMs} ms`)),
+    );
+    request.once("error", reject);
+    request.end(body);
+  });
 }
 
 /** choices[0].message.content of a chat completion response. */
@@ -279,4 +317,47 @@ export function replyText(body: unknown): string {
   if (typeof content !== "string")
     throw new Error(`not a chat completion: ${JSON.stringify(body).slice(0, 500)}`);
   return content;
+}
+
+/**
+ * Call a Gateway RPC method over its WebSocket with the CLI (`openclaw gateway call <method> --json`), e.g.
+ * "health", "sessions.reset" (fires session_end) or "cron.run". Resolves to the parsed JSON result.
+ */
+export async function callGateway(
+  endpoints: OpenClawEndpoints,
+  method: string,
+  params: Readonly<Record<string, unknown>> = {},
+  timeoutMs = 60_000,
+): Promise<unknown> {
+  const run = promisify(execFile);
+  let stdout: string;
+  try {
+    ({ stdout } = await run(
+      binPath("openclaw"),
+      [
+        "gateway",
+        "call",
+        method,
+        "--json",
+        "--params",
+        JSON.stringify(params),
+        "--url",
+        endpoints.url.replace(/^http/, "ws"),
+        "--token",
+        endpoints.token,
+        "--timeout",
+        String(timeoutMs),
+      ],
+      // The gateway's own HOME, so the CLI shares its state directory and config.
+      { env: { ...process.env, HOME: endpoints.home, NO_COLOR: "1" }, timeout: timeoutMs + 30_000 },
+    ));
+  } catch (error) {
+    // The default message repeats the command line, gateway token included; keep only what the CLI said.
+    const output =
+      error instanceof Error && "stderr" in error
+        ? `${error.stderr}${"stdout" in error ? error.stdout : ""}`
+        : String(error);
+    throw new Error(`openclaw gateway call ${method} failed: ${output.trim().slice(0, 2000)}`);
+  }
+  return JSON.parse(stdout);
 }
