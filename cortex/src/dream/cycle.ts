@@ -27,8 +27,8 @@ import {
 import { consolidatePrinciples, defaultPrincipleOptions, type PrincipleOptions } from "./principles.js";
 
 /**
- * One dream cycle as a pure plan (seed 000 §4.8, §5.7): contradictions, survival, decay and demotion,
- * principles, dimension promotions, proposals — in that order, each step seeing the previous one's writes.
+ * One dream cycle as a pure plan (seed 000 §4.8, §5.7): contradictions, survival, principles, decay and
+ * demotion, dimension promotions, proposals — in that order, each step seeing the previous one's writes.
  * The shell loads the inputs, applies the plan and stores the report.
  */
 
@@ -165,16 +165,8 @@ export function planDreamCycle(input: DreamInput, options: DreamOptions = defaul
     counts.survived += 1;
   }
 
-  // 3. Decay sweep over everything idle past the grace period; demotion below the threshold.
-  for (const object of [...state.values()]) {
-    const outcome = sweepDecay(object, now, options.decay);
-    if (!outcome.decayed && !outcome.demoted) continue;
-    put(outcome.object);
-    if (outcome.decayed) counts.decayed += 1;
-    if (outcome.demoted) counts.demoted += 1;
-  }
-
-  // 4. Principles from recurring patterns, with evidence links both ways.
+  // 3. Principles from recurring patterns, with evidence links both ways. Before decay, so a principle
+  //    whose evidence was just reinforced is refreshed before the sweep looks at it.
   const consolidation = consolidatePrinciples(
     [...state.values()],
     input.pairs,
@@ -188,6 +180,15 @@ export function planDreamCycle(input: DreamInput, options: DreamOptions = defaul
   }
   counts.principlesCreated = consolidation.created;
   counts.principlesReinforced = consolidation.reinforced;
+
+  // 4. Decay sweep over everything idle past the grace period; demotion below the threshold.
+  for (const object of [...state.values()]) {
+    const outcome = sweepDecay(object, now, options.decay);
+    if (!outcome.decayed && !outcome.demoted) continue;
+    put(outcome.object);
+    if (outcome.decayed) counts.decayed += 1;
+    if (outcome.demoted) counts.demoted += 1;
+  }
 
   // 5. Candidate dimensions that pass the DimensionPolicy thresholds.
   const dimensionPromotions = selectDimensionPromotions(

@@ -95,3 +95,18 @@ describe("principle consolidation", () => {
     expect(result.principles[0]?.statement).toBe("No Friday deploys.");
   });
 });
+
+describe("principle freshness", () => {
+  it("refreshes a principle when its evidence is reinforced again, without adding evidence", () => {
+    const repeated = { ...constraint("k1", ["s1", "s2", "s3"], 0.75), reinforcementCount: 3 };
+    const first = consolidatePrinciples([repeated], [], now);
+    const principle = first.principles[0];
+    const evidence = first.evidence[0];
+    if (!principle || !evidence) throw new Error("expected a principle and its evidence");
+    const reaffirmed = { ...evidence, lastReinforcedAt: "2026-04-20T00:00:00.000Z" };
+    const later = consolidatePrinciples([reaffirmed, principle], [], "2026-04-21T00:00:00.000Z");
+    expect(later.reinforced).toBe(1);
+    expect(later.principles[0]?.lastReinforcedAt).toBe("2026-04-20T00:00:00.000Z");
+    expect(later.principles[0]?.links).toEqual(principle.links);
+  });
+});

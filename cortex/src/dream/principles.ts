@@ -145,7 +145,9 @@ export function consolidatePrinciples(
     const newEvidence = prior
       ? memberIds.filter((id) => !prior.links.some((l) => l.relation === "evidence" && l.targetId === id))
       : memberIds;
-    if (prior && newEvidence.length === 0) continue;
+    // A principle is as fresh as its newest evidence: reinforcing the evidence keeps the principle from decaying.
+    const freshest = latestInstant(cluster.map((o) => o.lastReinforcedAt));
+    if (prior && newEvidence.length === 0 && freshest <= prior.lastReinforcedAt) continue;
 
     const base: MaturingObject = prior ?? foundPrinciple(cluster, now, wording);
     const links = newEvidence.reduce(
@@ -162,7 +164,7 @@ export function consolidatePrinciples(
             prior.sessionIds,
             cluster.flatMap((o) => o.sessionIds),
           ),
-          lastReinforcedAt: now,
+          lastReinforcedAt: latestInstant([freshest, prior.lastReinforcedAt]),
           updatedAt: now,
         }
       : { ...base, links };
@@ -180,6 +182,11 @@ export function consolidatePrinciples(
   }
   result.evidence = [...evidenceChanges.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   return result;
+}
+
+/** The latest of ISO-8601 UTC instants (they sort as strings). */
+function latestInstant(instants: readonly string[]): string {
+  return [...instants].sort().at(-1) ?? "";
 }
 
 function foundPrinciple(
