@@ -20,7 +20,8 @@ deps: ## Install Node and the npm workspaces only (enough for lint and unit test
 	bash hack/install-node.sh
 	bash hack/install-npm-deps.sh
 
-test: setup ## Setup, then every test: unit tier, then integration tier against the real test bed
+test: setup ## Setup, then every check: lint + types, unit tier, integration tier against the real test bed
+	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory test-unit
 	$(MAKE) --no-print-directory test-integration
 
@@ -30,15 +31,20 @@ test-unit: ## Unit tier only (pure logic, nothing started)
 test-integration: ## Integration tier only (starts and stops the real test bed itself)
 	vitest run --project integration
 
-lint: deps ## Biome (lint + format check) and a strict type check of every package
+lint: deps ## Biome (lint + format check) and a strict type check of every package, tests and benchmarks included
 	biome check .
 	tsc -b
+	tsc -p tsconfig.tests.json
 
 format: deps ## Apply Biome's formatting and safe fixes
 	biome check --write .
 
-typecheck: deps ## Strict TypeScript over every package
+typecheck: deps ## Strict TypeScript over every package, tests and benchmarks included
 	tsc -b
+	tsc -p tsconfig.tests.json
+
+crds: deps ## Regenerate crds/*.yaml and the chart's copies from the zod schemas in operator/src/api
+	npm run --silent crds -w operator
 
 demo: setup ## Bring the test bed up and print what runs where (stop it with `make infra-down`)
 	tsx test/harness/src/cli.ts up --demo
