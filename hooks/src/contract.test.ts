@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 // Cortex's own schemas, read from its source: the hooks cannot import them at runtime (the plugin is one
 // self-contained bundle), so this test keeps the hooks' copies of the contract honest.
-import { reflectionDeltaSchema } from "../../cortex/src/reflect/schema.js";
+import { reflectRequest } from "../../cortex/src/reflect/routes.js";
 import {
   ingestRequest,
   ingestResponse,
@@ -67,7 +67,7 @@ describe("the hooks' side of the Cortex contract", () => {
         createdAt: new Date().toISOString(),
       },
     );
-    const parsed = reflectionDeltaSchema.safeParse(delta);
+    const parsed = reflectRequest.safeParse({ ...delta, principal });
     expect(parsed.error?.issues ?? []).toEqual([]);
   });
 

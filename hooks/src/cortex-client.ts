@@ -7,8 +7,7 @@ import {
   RetrieveResponseSchema,
   type ToolResultEvent,
 } from "./cortex-contract.js";
-import type { Principal } from "./principal.js";
-import type { CortexReflectionDelta } from "./reflection.js";
+import type { ReflectRequest } from "./reflection.js";
 
 /**
  * Thin HTTP client for Cortex. Every call has a hard deadline through AbortSignal.timeout, so a hanging
@@ -39,7 +38,7 @@ export function describeFailure(failure: CortexFailure): string {
 export interface CortexClient {
   retrieve(request: RetrieveRequest): Promise<CortexResult<RetrieveResponse>>;
   ingest(events: readonly ToolResultEvent[]): Promise<CortexResult<{ acknowledged: string[] }>>;
-  reflect(body: { principal: Principal; delta: CortexReflectionDelta }): Promise<CortexResult<unknown>>;
+  reflect(body: ReflectRequest): Promise<CortexResult<unknown>>;
 }
 
 export function createCortexClient(
@@ -127,8 +126,9 @@ export function createCortexClient(
       // A 2xx for the batch acknowledges every item (duplicates included: Cortex already holds them).
       return { ok: true, value: { acknowledged: events.map((event) => event.provenanceKey) } };
     },
-    reflect(body) {
-      return post("/reflect", body, config.reflectTimeoutMs);
+    reflect(request) {
+      // /reflect takes the delta's fields with the principal beside them (cortex/src/reflect/routes.ts).
+      return post("/reflect", { ...request.delta, principal: request.principal }, config.reflectTimeoutMs);
     },
   };
 }

@@ -4,8 +4,20 @@
  * `metrics.host:metrics.port` at /metrics; Cortex keeps its own metrics separately (seed 000 §6.6).
  */
 
+/** Upper bounds (seconds) of the retrieve latency histogram: around the 250 ms default cap. */
+export const retrieveLatencyBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const;
+
+export interface Histogram {
+  /** Cumulative counts per bucket of retrieveLatencyBuckets. */
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
 export interface Counters {
   injections: number;
+  /** Wall time of every /retrieve the hooks waited for, timeouts and failures included. */
+  retrieveLatency: Histogram;
   injectionSkips: Record<string, number>;
   retrieveTimeouts: number;
   retrieveErrors: number;
@@ -25,6 +37,7 @@ export interface Counters {
 export function emptyCounters(): Counters {
   return {
     injections: 0,
+    retrieveLatency: { buckets: retrieveLatencyBuckets.map(() => 0), sum: 0, count: 0 },
     injectionSkips: {},
     retrieveTimeouts: 0,
     retrieveErrors: 0,
@@ -46,16 +59,25 @@ export function increment(map: Record<string, number>, label: string, by = 1): v
   map[label] = (map[label] ?? 0) + by;
 }
 
+export function observe(histogram: Histogram, seconds: number): void {
+  retrieveLatencyBuckets.forEach((bound, index) => {
+    if (seconds <= bound) histogram.buckets[index] = (histogram.buckets[index] ?? 0) + 1;
+  });
+  histogram.sum += seconds;
+  histogram.count += 1;
+}
+
 export interface Gauges {
   captureQueueDepth: number;
   reflectionQueueDepth: number;
+  reflectQueueDepth: number;
 }
 
 interface Family {
   name: string;
   help: string;
-  type: "counter" | "gauge";
-  samples: { labels?: Record<string, string>; value: number }[];
+  type: "counter" | "gauge" | "histogram";
+  samples: { suffix?: string; labels?: Record<string, string>; value: number }[];
 }
 
 function labelled(label: string, values: Record<string, number>): Family["samples"] {
@@ -168,9 +190,26 @@ export function renderPrometheus(counters: Counters, gauges: Gauges): string {
       samples: [
         { labels: { queue: "capture" }, value: gauges.captureQueueDepth },
         { labels: { queue: "reflection" }, value: gauges.reflectionQueueDepth },
+        { labels: { queue: "reflect" }, value: gauges.reflectQueueDepth },
       ],
     },
   ];
+  const latency = counters.retrieveLatency;
+  families.splice(1, 0, {
+    name: "remram_hooks_retrieve_duration_seconds",
+    help: "Time the prompt path spent on Cortex /retrieve, capped by the retrieve timeout.",
+    type: "histogram",
+    samples: [
+      ...retrieveLatencyBuckets.map((bound, index) => ({
+        suffix: "_bucket",
+        labels: { le: String(bound) },
+        value: latency.buckets[index] ?? 0,
+      })),
+      { suffix: "_bucket", labels: { le: "+Inf" }, value: latency.count },
+      { suffix: "_sum", value: latency.sum },
+      { suffix: "_count", value: latency.count },
+    ],
+  });
   const lines: string[] = [];
   for (const family of families) {
     lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
@@ -178,7 +217,7 @@ export function renderPrometheus(counters: Counters, gauges: Gauges): string {
       const labels = Object.entries(sample.labels ?? {})
         .map(([key, value]) => `${key}="${escapeLabel(value)}"`)
         .join(",");
-      lines.push(`${family.name}${labels === "" ? "" : `{${labels}}`} ${sample.value}`);
+      lines.push(`${family.name}${sample.suffix ?? ""}${labels === "" ? "" : `{${labels}}`} ${sample.value}`);
     }
   }
   return `${lines.join("\n")}\n`;

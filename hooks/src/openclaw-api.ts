@@ -131,6 +131,8 @@ export interface SubagentRunParams {
   deliver?: boolean;
   lightContext?: boolean;
   disableTools?: boolean;
+  /** "minimal": the bounded subagent prompt instead of the full conversation prompt. */
+  promptMode?: "minimal";
   extraSystemPrompt?: string;
   idempotencyKey?: string;
 }

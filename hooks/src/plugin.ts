@@ -1,84 +1,27 @@
 import { createHash, randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import { join } from "node:path";
 import { captureToolResult } from "./capture.js";
 import { type PluginConfig, parsePluginConfig } from "./config.js";
 import { type CortexClient, createCortexClient, describeFailure } from "./cortex-client.js";
-import {
-  cortexLimits,
-  RetrieveResponseSchema,
-  type ToolResultEvent,
-  ToolResultEventSchema,
-} from "./cortex-contract.js";
-import { DurableQueue } from "./durable-queue.js";
+import { cortexLimits, RetrieveResponseSchema } from "./cortex-contract.js";
 import { decideEscalation, type EscalationDecision, modelOverrideFor } from "./escalation.js";
 import { blocksCloud, filterForModel, renderKnowledgeBlock } from "./injection.js";
+import { errorMessage, logEvent, pluginId } from "./log.js";
 import { builtInMemoryConflicts } from "./memory-guard.js";
-import { increment, renderPrometheus } from "./metrics.js";
-import type { AgentHookContext, HostLogger, HostPluginApi, ServiceContext } from "./openclaw-api.js";
-import { derivePrincipal, isReflectionSession, type Principal, reflectionSessionKey } from "./principal.js";
-import { backoffDelayMs } from "./queue-policy.js";
-import {
-  buildReflectionJob,
-  lastAssistantText,
-  parseReflectionReply,
-  type ReflectionJob,
-  ReflectionJobSchema,
-  reflectionMessage,
-  toCortexDelta,
-} from "./reflection.js";
+import { type Histogram, increment, observe } from "./metrics.js";
+import type { AgentHookContext, HostPluginApi } from "./openclaw-api.js";
+import { derivePrincipal, isReflectionSession, type Principal } from "./principal.js";
+import { openQueues, type Queues } from "./queues.js";
+import { buildReflectionJob } from "./reflection.js";
+import { startBackgroundWork } from "./service.js";
 import {
   type PrefetchEntry,
   type RetrieveOutcome,
   rememberTranscriptTokens,
-  type SharedState,
-  sharedQueue,
   sharedState,
   sweepPrefetch,
 } from "./shared-state.js";
 
-export const pluginId = "remram-hooks";
-
-/** Structured JSON log lines, one event each (seed 000 §6.6: orchestration logs its own decisions). */
-function logEvent(logger: HostLogger, level: "info" | "warn" | "error", event: string, fields: object): void {
-  logger[level](JSON.stringify({ component: pluginId, event, ...fields }));
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-interface Queues {
-  capture: DurableQueue<ToolResultEvent>;
-  reflection: DurableQueue<ReflectionJob>;
-}
-
-function openQueues(state: SharedState, config: PluginConfig, stateDir: string): Queues {
-  const root = config.queue.path ?? join(stateDir, pluginId, "queue");
-  const limits = { maxItems: config.queue.maxItems, dropPolicy: config.queue.dropPolicy };
-  const captureDir = join(root, "capture");
-  const reflectionDir = join(root, "reflection");
-  return {
-    capture: sharedQueue(
-      state,
-      captureDir,
-      () =>
-        new DurableQueue(captureDir, limits, (payload) => {
-          const parsed = ToolResultEventSchema.safeParse(payload);
-          return parsed.success ? parsed.data : undefined;
-        }),
-    ),
-    reflection: sharedQueue(
-      state,
-      reflectionDir,
-      () =>
-        new DurableQueue(reflectionDir, limits, (payload) => {
-          const parsed = ReflectionJobSchema.safeParse(payload);
-          return parsed.success ? parsed.data : undefined;
-        }),
-    ),
-  };
-}
+export { pluginId };
 
 function runKey(ctx: AgentHookContext): string | undefined {
   return ctx.runId ?? ctx.sessionKey;
@@ -89,9 +32,11 @@ async function retrieveFor(
   config: PluginConfig,
   principal: Principal,
   requestText: string,
+  latency: Histogram,
 ): Promise<RetrieveOutcome> {
   // Nothing to search for (an attachment-only turn): an empty bundle, without a round trip.
   if (requestText.trim() === "") return { status: "ok", bundle: RetrieveResponseSchema.parse({}) };
+  const started = performance.now();
   const result = await client.retrieve({
     principal,
     // Cortex caps the request text; the end of a long prompt is usually the actual question.
@@ -102,6 +47,7 @@ async function retrieveFor(
     tokenBudget: Math.min(config.injection.tokenCeiling, cortexLimits.maxTokenBudget),
     mode: config.injection.mode,
   });
+  observe(latency, (performance.now() - started) / 1000);
   if (result.ok) return { status: "ok", bundle: result.value };
   return {
     status: "failed",
@@ -170,7 +116,16 @@ export function registerRemramHooks(api: HostPluginApi): void {
       const principal = principalOf(ctx);
       const entry: PrefetchEntry | undefined =
         key !== undefined && principal.ok && config.injection.enabled
-          ? { startedAt: now, outcome: retrieveFor(client, config, principal.principal, event.prompt) }
+          ? {
+              startedAt: now,
+              outcome: retrieveFor(
+                client,
+                config,
+                principal.principal,
+                event.prompt,
+                counters.retrieveLatency,
+              ),
+            }
           : undefined;
       if (key !== undefined && entry !== undefined) state.prefetch.set(key, entry);
       const escalationPossible = config.escalation.enabled && config.escalation.cloud !== undefined;
@@ -223,7 +178,13 @@ export function registerRemramHooks(api: HostPluginApi): void {
       const prefetched = key === undefined ? undefined : state.prefetch.get(key);
       if (key !== undefined) state.prefetch.delete(key);
       const outcome = await (prefetched?.outcome ??
-        retrieveFor(client, config, principal.principal, event.currentUserMessage ?? event.prompt));
+        retrieveFor(
+          client,
+          config,
+          principal.principal,
+          event.currentUserMessage ?? event.prompt,
+          counters.retrieveLatency,
+        ));
       if (outcome.status === "failed") {
         if (outcome.reason === "timeout") counters.retrieveTimeouts += 1;
         else counters.retrieveErrors += 1;
@@ -362,228 +323,18 @@ export function registerRemramHooks(api: HostPluginApi): void {
     reload: { configPrefixes: [`plugins.entries.${pluginId}`] },
     start: async (ctx) => {
       await state.service?.stop();
-      state.service = startBackgroundWork(api, ctx, config, client, state, getQueues());
+      state.service = startBackgroundWork({
+        api,
+        logger: ctx.logger,
+        config,
+        client,
+        state,
+        queues: getQueues(),
+      });
     },
     stop: async () => {
       await state.service?.stop();
       state.service = undefined;
     },
   });
-}
-
-/**
- * The service side: drains the capture queue to /ingest, runs reflection jobs as background subagent runs,
- * and serves /metrics. Runs on the "full" plugin instance, the one whose runtime may start subagent runs
- * (from inside agent_end they are refused; research note §3).
- */
-function startBackgroundWork(
-  api: HostPluginApi,
-  ctx: ServiceContext,
-  config: PluginConfig,
-  client: CortexClient,
-  state: SharedState,
-  queues: Queues,
-) {
-  const counters = state.counters;
-  const logger = ctx.logger;
-  let captureFailures = 0;
-  let captureNextAt = 0;
-  let reflectionFailures = 0;
-  let reflectionNextAt = 0;
-  let draining = false;
-  let reflecting = false;
-  let stopped = false;
-
-  const drainCapture = async (): Promise<void> => {
-    if (draining || stopped || Date.now() < captureNextAt) return;
-    draining = true;
-    try {
-      const entries = queues.capture.peek(config.queue.batchSize, (name) => {
-        increment(counters.queueDrops, "capture_corrupt");
-        logEvent(logger, "warn", "queue_drop", { queue: "capture", reason: "corrupt", file: name });
-      });
-      if (entries.length === 0) return;
-      const result = await client.ingest(entries.map((entry) => entry.payload));
-      if (result.ok) {
-        for (const entry of entries) queues.capture.remove(entry);
-        counters.ingested += entries.length;
-        if (captureFailures > 0)
-          logEvent(logger, "info", "ingest_recovered", { afterFailures: captureFailures });
-        captureFailures = 0;
-        return;
-      }
-      const failure = result.failure;
-      // A 4xx other than auth/throttling is about the items themselves: retrying cannot help.
-      const rejected =
-        failure.kind === "http" &&
-        failure.status >= 400 &&
-        failure.status < 500 &&
-        ![401, 403, 408, 429].includes(failure.status);
-      if (rejected && entries.length === 1) {
-        const [entry] = entries;
-        if (entry !== undefined) queues.capture.remove(entry);
-        increment(counters.queueDrops, "capture_rejected");
-        logEvent(logger, "warn", "queue_drop", {
-          queue: "capture",
-          reason: "rejected",
-          key: entry?.key,
-          message: describeFailure(failure),
-        });
-        return;
-      }
-      if (rejected) {
-        // Find the bad item: send one at a time on the next passes.
-        for (const entry of entries) {
-          const single = await client.ingest([entry.payload]);
-          if (single.ok) {
-            queues.capture.remove(entry);
-            counters.ingested += 1;
-          } else if (
-            single.failure.kind === "http" &&
-            single.failure.status >= 400 &&
-            single.failure.status < 500
-          ) {
-            queues.capture.remove(entry);
-            increment(counters.queueDrops, "capture_rejected");
-            logEvent(logger, "warn", "queue_drop", {
-              queue: "capture",
-              reason: "rejected",
-              key: entry.key,
-              message: describeFailure(single.failure),
-            });
-          } else break;
-        }
-        return;
-      }
-      captureFailures += 1;
-      counters.ingestFailures += 1;
-      const delay = backoffDelayMs(captureFailures, config.queue.backoffInitialMs, config.queue.backoffMaxMs);
-      captureNextAt = Date.now() + delay;
-      logEvent(logger, "warn", "ingest_failed", {
-        message: describeFailure(failure),
-        consecutiveFailures: captureFailures,
-        retryInMs: delay,
-        depth: queues.capture.depth,
-      });
-    } catch (error) {
-      logEvent(logger, "error", "ingest_drain_failed", { message: errorMessage(error) });
-    } finally {
-      draining = false;
-    }
-  };
-
-  const finishReflection = (job: ReflectionJob, outcome: string, entry: { name: string; key: string }) => {
-    queues.reflection.remove(entry);
-    state.reflectionAttempts.delete(job.jobId);
-    increment(counters.reflections, outcome);
-  };
-
-  const runReflection = async (): Promise<void> => {
-    if (reflecting || stopped || Date.now() < reflectionNextAt) return;
-    const [entry] = queues.reflection.peek(1, () => increment(counters.queueDrops, "reflection_corrupt"));
-    if (entry === undefined) return;
-    reflecting = true;
-    const job = entry.payload;
-    const sessionKey = reflectionSessionKey(job.principal.agentId, job.jobId);
-    try {
-      const run = await api.runtime.subagent.run({
-        sessionKey,
-        message: reflectionMessage(job),
-        deliver: false,
-        lightContext: true,
-        disableTools: true,
-        idempotencyKey: `remram-reflect-${job.jobId}`,
-      });
-      const waited = await api.runtime.subagent.waitForRun({
-        runId: run.runId,
-        timeoutMs: config.reflection.runTimeoutMs,
-      });
-      if (waited.status !== "ok")
-        throw new Error(`reflection run ended with ${waited.status}: ${waited.error ?? ""}`);
-      const { messages } = await api.runtime.subagent.getSessionMessages({ sessionKey, limit: 20 });
-      const parsed = parseReflectionReply(lastAssistantText(messages) ?? "");
-      if (!parsed.ok) {
-        // The model's answer will not get better by asking Cortex again: log it and move on.
-        finishReflection(job, "invalid_delta", entry);
-        logEvent(logger, "warn", "reflection_invalid", { jobId: job.jobId, message: parsed.error });
-        return;
-      }
-      const stored = await client.reflect({
-        principal: job.principal,
-        delta: toCortexDelta(parsed.delta, job),
-      });
-      if (!stored.ok) throw new Error(`/reflect failed: ${describeFailure(stored.failure)}`);
-      finishReflection(job, "stored", entry);
-      reflectionFailures = 0;
-      logEvent(logger, "info", "reflection_stored", { jobId: job.jobId, items: parsed.delta.items.length });
-    } catch (error) {
-      const attempts = (state.reflectionAttempts.get(job.jobId) ?? 0) + 1;
-      state.reflectionAttempts.set(job.jobId, attempts);
-      reflectionFailures += 1;
-      reflectionNextAt =
-        Date.now() +
-        backoffDelayMs(reflectionFailures, config.queue.backoffInitialMs, config.queue.backoffMaxMs);
-      if (attempts >= config.reflection.maxAttempts) {
-        finishReflection(job, "gave_up", entry);
-        increment(counters.queueDrops, "reflection_gave_up");
-      }
-      logEvent(logger, "warn", "reflection_failed", {
-        jobId: job.jobId,
-        attempts,
-        message: errorMessage(error),
-      });
-    } finally {
-      reflecting = false;
-      await api.runtime.subagent.deleteSession({ sessionKey, deleteTranscript: true }).catch(() => undefined);
-    }
-  };
-
-  const captureTimer = setInterval(() => void drainCapture(), config.queue.drainIntervalMs);
-  const reflectionTimer = setInterval(() => void runReflection(), config.queue.drainIntervalMs);
-  captureTimer.unref();
-  reflectionTimer.unref();
-
-  let server: Server | undefined;
-  if (config.metrics.mode === "http") {
-    server = createServer((request, response) => {
-      if (request.method === "GET" && request.url?.split("?")[0] === "/metrics") {
-        const body = renderPrometheus(counters, {
-          captureQueueDepth: queues.capture.depth,
-          reflectionQueueDepth: queues.reflection.depth,
-        });
-        response.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(body);
-        return;
-      }
-      response.writeHead(404).end();
-    });
-    server.on("error", (error) =>
-      logEvent(logger, "error", "metrics_listen_failed", { message: errorMessage(error) }),
-    );
-    server.listen(config.metrics.port, config.metrics.host, () => {
-      const address = server?.address();
-      logEvent(logger, "info", "metrics_listening", {
-        url:
-          typeof address === "object" && address !== null
-            ? `http://${config.metrics.host}:${address.port}/metrics`
-            : undefined,
-      });
-    });
-    server.unref();
-  }
-  logEvent(logger, "info", "service_started", {
-    captureQueueDepth: queues.capture.depth,
-    reflectionQueueDepth: queues.reflection.depth,
-    cortex: config.cortex.url,
-  });
-
-  return {
-    stop: async () => {
-      stopped = true;
-      clearInterval(captureTimer);
-      clearInterval(reflectionTimer);
-      const closing = server;
-      server = undefined;
-      if (closing !== undefined) await new Promise<void>((resolve) => closing.close(() => resolve()));
-    },
-  };
 }

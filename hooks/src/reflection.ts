@@ -172,20 +172,39 @@ export function lastAssistantText(messages: readonly unknown[]): string | undefi
   return undefined;
 }
 
-/** Cortex's reflection delta (cortex/src/reflect/schema.ts reflectionDeltaSchema) for one job. */
-export interface CortexReflectionDelta {
-  sessionId: string;
-  items: {
-    type: "fact" | "preference" | "constraint" | "decision";
-    statement: string;
-    scope: { kind: "user"; ownerIds: string[] };
-    sourceTurnIds: string[];
-    confidence?: number;
-  }[];
-  corrections: { statement: string; scope: { kind: "user"; ownerIds: string[] }; sourceTurnIds: string[] }[];
-  confidenceAdjustments: never[];
-  candidateDimensions: { name: string; value: string; sourceTurnIds: string[] }[];
-}
+const principalSchema = z.strictObject({
+  userId: z.string(),
+  householdId: z.string().optional(),
+  agentId: z.string(),
+});
+const userScope = z.strictObject({ kind: z.literal("user"), ownerIds: z.array(z.string()).min(1) });
+const sourceTurnIds = z.array(z.string().min(1).max(128)).min(1);
+
+/** The part of Cortex's reflection delta (cortex/src/reflect/schema.ts) the plugin writes. */
+export const CortexReflectionDeltaSchema = z.strictObject({
+  sessionId: z.string(),
+  items: z.array(
+    z.strictObject({
+      type: z.enum(["fact", "preference", "constraint", "decision"]),
+      statement: z.string(),
+      scope: userScope,
+      sourceTurnIds,
+      confidence: z.number().optional(),
+    }),
+  ),
+  corrections: z.array(z.strictObject({ statement: z.string(), scope: userScope, sourceTurnIds })),
+  confidenceAdjustments: z.array(z.never()),
+  candidateDimensions: z.array(z.strictObject({ name: z.string(), value: z.string(), sourceTurnIds })),
+});
+
+export type CortexReflectionDelta = z.infer<typeof CortexReflectionDeltaSchema>;
+
+/** A /reflect call waiting in the durable delivery queue until Cortex takes it. */
+export const ReflectRequestSchema = z.strictObject({
+  principal: principalSchema,
+  delta: CortexReflectionDeltaSchema,
+});
+export type ReflectRequest = z.infer<typeof ReflectRequestSchema>;
 
 /** Dimension names are lowercase keys starting with a letter; anything else is not a dimension. */
 function dimensionName(raw: string): string | undefined {

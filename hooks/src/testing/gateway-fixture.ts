@@ -1,0 +1,116 @@
+/**
+ * Test support: the real OpenClaw gateway with this plugin loaded from the package folder, SmolLM2 behind a
+ * recording proxy and the tool-call relay, and the plugin's metrics port and queue folder chosen by the test
+ * (the queue lives outside the gateway's HOME so it survives a gateway restart).
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { runDir } from "../../../test/harness/src/paths.js";
+import { freePort } from "../../../test/harness/src/ports.js";
+import {
+  type OpenAiRecorder,
+  startOpenAiRecorder,
+} from "../../../test/harness/src/services/openai-recorder.js";
+import { startOpenClaw } from "../../../test/harness/src/services/openclaw.js";
+import type {
+  OllamaEndpoints,
+  OpenClawEndpoints,
+  Started,
+} from "../../../test/harness/src/services/types.js";
+import type { PluginConfigInput } from "../config.js";
+import { pluginId } from "../plugin.js";
+import { bundlePlugin } from "../tools/bundle-plugin.js";
+import { hooksRoot } from "../tools/paths.js";
+import { startToolCallRelay, type ToolCallRelay } from "./tool-call-relay.js";
+
+export interface PluginGateway {
+  gateway: Started<OpenClawEndpoints>;
+  recorder: OpenAiRecorder;
+  relay: ToolCallRelay;
+  metricsUrl: string;
+  queueDir: string;
+  config: PluginConfigInput;
+  /** Stop the gateway only, keeping the queue folder, the model path and the ports for a restart. */
+  stopGateway(): Promise<void>;
+  startGateway(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startPluginGateway(params: {
+  ollama: OllamaEndpoints;
+  config: (ports: { metricsPort: number; queueDir: string }) => PluginConfigInput;
+  extraConfig?: Record<string, unknown>;
+}): Promise<PluginGateway> {
+  await bundlePlugin();
+  const relay = await startToolCallRelay({ upstream: `${params.ollama.url}/v1` });
+  const recorder = await startOpenAiRecorder({ upstream: relay.url });
+  const metricsPort = await freePort();
+  mkdirSync(runDir, { recursive: true });
+  const queueDir = mkdtempSync(join(runDir, "remram-hooks-queue-"));
+  const config = params.config({ metricsPort, queueDir });
+  const start = () =>
+    startOpenClaw({
+      provider: {
+        api: "openai-completions",
+        baseUrl: recorder.url,
+        model: params.ollama.chatModel,
+        supportsTools: true,
+        contextWindow: 8192,
+      },
+      plugins: [
+        {
+          id: pluginId,
+          path: hooksRoot,
+          config: config as Record<string, unknown>,
+          hooks: { timeouts: { agent_end: 60_000 } },
+        },
+      ],
+      ...(params.extraConfig === undefined ? {} : { extraConfig: params.extraConfig }),
+    });
+  const fixture: PluginGateway = {
+    gateway: await start(),
+    recorder,
+    relay,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    queueDir,
+    config,
+    async stopGateway() {
+      await fixture.gateway.stop();
+    },
+    async startGateway() {
+      fixture.gateway = await start();
+    },
+    async stop() {
+      await fixture.gateway.stop();
+      await recorder.stop();
+      await relay.stop();
+      rmSync(queueDir, { recursive: true, force: true });
+    },
+  };
+  return fixture;
+}
+
+/** One sample of the plugin's Prometheus text, e.g. metric(text, "remram_hooks_queue_depth", 'queue="capture"'). */
+export function metricValue(text: string, name: string, labels = ""): number {
+  const prefix = labels === "" ? `${name} ` : `${name}{${labels}} `;
+  const line = text.split("\n").find((candidate) => candidate.startsWith(prefix));
+  return line === undefined ? 0 : Number(line.slice(prefix.length));
+}
+
+export async function readMetrics(url: string): Promise<string> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+  if (!response.ok) throw new Error(`metrics answered HTTP ${response.status}`);
+  return response.text();
+}
+
+/** The capture queue's items on disk. */
+export function queuedCaptures(queueDir: string): { key: string; payload: Record<string, unknown> }[] {
+  const directory = join(queueDir, "capture");
+  let names: string[];
+  try {
+    names = readdirSync(directory).filter((name) => name.endsWith(".json"));
+  } catch {
+    return [];
+  }
+  return names.sort().map((name) => JSON.parse(readFileSync(join(directory, name), "utf8")));
+}

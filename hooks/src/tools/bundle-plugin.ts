@@ -1,0 +1,28 @@
+import { join } from "node:path";
+import { build } from "esbuild";
+import { bundlePath, hooksRoot } from "./paths.js";
+
+/**
+ * One self-contained ESM file, dist/index.js, with zod inlined. OpenClaw copies a path-loaded plugin into its
+ * own capture folder before importing it, where the workspace's node_modules are out of reach; a bundle has
+ * nothing left to resolve but node: built-ins. Returns the bundle's size in bytes.
+ */
+export async function bundlePlugin(): Promise<number> {
+  const result = await build({
+    entryPoints: [join(hooksRoot, "src", "index.ts")],
+    outfile: bundlePath,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    sourcemap: "linked",
+    legalComments: "none",
+    minify: true,
+    logLevel: "warning",
+    metafile: true,
+  });
+  return (
+    result.metafile.outputs[Object.keys(result.metafile.outputs).find((name) => name.endsWith(".js")) ?? ""]
+      ?.bytes ?? 0
+  );
+}
