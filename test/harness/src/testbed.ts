@@ -1,3 +1,4 @@
+import { startK3sContainer, startOllamaContainer, startOpenSearchContainer } from "./backends/containers.js";
 import { startKubernetes } from "./services/kubernetes.js";
 import { startOllama } from "./services/ollama.js";
 import { startOpenSearch } from "./services/opensearch.js";
@@ -6,8 +7,8 @@ import type {
   OllamaEndpoints,
   OpenSearchEndpoints,
   RunningService,
-  StartOptions,
   Started,
+  StartOptions,
 } from "./services/types.js";
 
 /** Endpoints of the shared test bed, handed to integration tests with vitest's provide/inject. */
@@ -20,12 +21,32 @@ export interface TestbedEndpoints {
 export type TestbedServiceName = keyof TestbedEndpoints;
 export const testbedServiceNames: readonly TestbedServiceName[] = ["opensearch", "ollama", "kubernetes"];
 
-const starters: { [K in TestbedServiceName]: (options: StartOptions) => Promise<Started<NonNullable<TestbedEndpoints[K]>>> } =
-  {
-    opensearch: startOpenSearch,
-    ollama: startOllama,
-    kubernetes: startKubernetes,
-  };
+type Starters = {
+  [K in TestbedServiceName]: (options: StartOptions) => Promise<Started<NonNullable<TestbedEndpoints[K]>>>;
+};
+
+/** Local processes from the cache (default, what CI runs). */
+const processStarters: Starters = {
+  opensearch: startOpenSearch,
+  ollama: startOllama,
+  kubernetes: startKubernetes,
+};
+
+/** testcontainers, for machines with a Docker engine (see backends/containers.ts for the differences). */
+const containerStarters: Starters = {
+  opensearch: startOpenSearchContainer,
+  ollama: startOllamaContainer,
+  kubernetes: startK3sContainer,
+};
+
+export type TestbedBackend = "processes" | "containers";
+
+/** REMRAM_TESTBED_BACKEND picks the backend; anything but the two known names is a clear error. */
+export function selectedBackend(value = process.env.REMRAM_TESTBED_BACKEND): TestbedBackend {
+  if (value === undefined || value === "" || value === "processes") return "processes";
+  if (value === "containers") return "containers";
+  throw new Error(`REMRAM_TESTBED_BACKEND must be "processes" (default) or "containers", not "${value}"`);
+}
 
 export interface RunningTestbed {
   endpoints: TestbedEndpoints;
@@ -42,7 +63,9 @@ export function selectedServices(value = process.env.REMRAM_TESTBED): TestbedSer
   const names = value.split(",").map((name) => name.trim());
   const unknown = names.filter((name) => !testbedServiceNames.includes(name as TestbedServiceName));
   if (unknown.length > 0) {
-    throw new Error(`REMRAM_TESTBED names unknown services: ${unknown.join(", ")} (known: ${testbedServiceNames.join(", ")})`);
+    throw new Error(
+      `REMRAM_TESTBED names unknown services: ${unknown.join(", ")} (known: ${testbedServiceNames.join(", ")})`,
+    );
   }
   return names as TestbedServiceName[];
 }
@@ -55,6 +78,7 @@ export async function startTestbed(
   options: StartOptions & { services?: readonly TestbedServiceName[] } = {},
 ): Promise<RunningTestbed> {
   const names = options.services ?? selectedServices();
+  const starters = selectedBackend() === "containers" ? containerStarters : processStarters;
   const services: RunningService[] = [];
   const endpoints: TestbedEndpoints = {};
   const failures: string[] = [];

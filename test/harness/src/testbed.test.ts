@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { tokenKubeconfig } from "./backends/containers.js";
+import { selectedBackend, selectedServices } from "./testbed.js";
+
+describe("choosing test-bed services", () => {
+  it("starts everything by default and for 'all'", () => {
+    expect(selectedServices(undefined)).toEqual(["opensearch", "ollama", "kubernetes"]);
+    expect(selectedServices("all")).toEqual(["opensearch", "ollama", "kubernetes"]);
+  });
+
+  it("narrows to the named services", () => {
+    expect(selectedServices("opensearch, ollama")).toEqual(["opensearch", "ollama"]);
+  });
+
+  it("rejects unknown names with the list of known ones", () => {
+    expect(() => selectedServices("opensearch,postgres")).toThrow(
+      /unknown services: postgres.*known: opensearch/,
+    );
+  });
+});
+
+describe("choosing the test-bed backend", () => {
+  it("defaults to local processes", () => {
+    expect(selectedBackend(undefined)).toBe("processes");
+    expect(selectedBackend("")).toBe("processes");
+  });
+
+  it("accepts containers and rejects anything else clearly", () => {
+    expect(selectedBackend("containers")).toBe("containers");
+    expect(() => selectedBackend("docker")).toThrow(/must be "processes" \(default\) or "containers"/);
+  });
+});
+
+describe("the token kubeconfig of the container backend", () => {
+  it("is a kubeconfig whose current context uses the bearer token against the given server", () => {
+    const config = JSON.parse(tokenKubeconfig("https://127.0.0.1:6443", "abc.def")) as {
+      "current-context": string;
+      contexts: { name: string; context: { cluster: string; user: string } }[];
+      clusters: { name: string; cluster: { server: string } }[];
+      users: { name: string; user: { token: string } }[];
+    };
+    const context = config.contexts.find((entry) => entry.name === config["current-context"]);
+    expect(config.clusters.find((entry) => entry.name === context?.context.cluster)?.cluster.server).toBe(
+      "https://127.0.0.1:6443",
+    );
+    expect(config.users.find((entry) => entry.name === context?.context.user)?.user.token).toBe("abc.def");
+  });
+});
