@@ -28,7 +28,9 @@ installed="$REMRAM_CACHE/opensearch-$OPENSEARCH_VERSION"
 exec 9>"$REMRAM_CACHE/stamps/opensearch.lock"
 flock 9
 
-if stamp_matches opensearch "$fingerprint" && [ -f "$installed/remram.env" ] &&
+# The JDK recorded at install time must still be there (a JDK upgrade removes the old directory).
+recorded_java_home="$(sed -n 's/^OPENSEARCH_JAVA_HOME=//p' "$installed/remram.env" 2>/dev/null || true)"
+if stamp_matches opensearch "$fingerprint" && [ -x "$recorded_java_home/bin/java" ] &&
   [ -f "$installed/plugins/opensearch-knn/plugin-descriptor.properties" ]; then
   log "opensearch $OPENSEARCH_VERSION with k-NN $OPENSEARCH_KNN_VERSION already installed at $installed"
   exit 0
