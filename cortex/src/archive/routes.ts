@@ -305,18 +305,30 @@ export function archiveRoutes(
         const where = await indices();
         const { userId, requestedBy, reason } = request.body;
         const byOwner = { query: { term: { "owner.userId": userId } } };
-        const deleted = async (index: string, query: unknown) =>
-          (
-            await storeRequest<{ deleted: number }>(
+        // Search then bulk-delete by id: delete_by_query lives in the reindex module, which a minimal node may lack.
+        const deleted = async (index: string, query: { query: unknown }) => {
+          let count = 0;
+          for (;;) {
+            const { body: found } = await storeRequest<SearchResult<unknown>>(
               store,
               "POST",
-              `/${index}/_delete_by_query?refresh=true&conflicts=proceed`,
-              query,
+              `/${index}/_search`,
               {
-                timeoutMs: 120_000,
+                ...query,
+                size: 1000,
+                _source: false,
               },
-            )
-          ).body.deleted;
+            );
+            const ids = found.hits.hits.map((hit) => hit._id);
+            if (ids.length === 0) return count;
+            const lines = ids.map((id) => ({ delete: { _index: index, _id: id } }));
+            await storeRequest(store, "POST", "/_bulk?refresh=true", lines, {
+              ndjson: true,
+              timeoutMs: 120_000,
+            });
+            count += ids.length;
+          }
+        };
         const knowledgeDeleted = await deleted(store.indices.knowledge, byOwner);
         const chunksDeleted = await deleted(store.indices.chunks, byOwner);
         // Documents the user owns alone go entirely; shared ones stay (another owner's data is not theirs to erase).

@@ -126,8 +126,8 @@ export async function loadObjects(
   const { body } = await request<{ docs: { _id: string; found: boolean; _source?: StoredKnowledge }[] }>(
     store,
     "POST",
-    `/${store.indices.knowledge}/_mget`,
-    { ids: unique, _source: withEmbedding ? true : withoutEmbedding },
+    `/${store.indices.knowledge}/_mget${withEmbedding ? "" : "?_source_excludes=embedding"}`,
+    { ids: unique },
   );
   return new Map(
     body.docs.filter((d) => d.found && d._source).map((d) => [d._id, d._source as StoredKnowledge]),
