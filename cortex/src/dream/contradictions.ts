@@ -163,7 +163,9 @@ export function detectContradictions(
   for (const object of live) {
     if (!object.claim) continue;
     const key = `${scopeKey(object.scope)}|${normaliseClaimPart(object.claim.subject)}|${normaliseClaimPart(object.claim.predicate)}`;
-    groups.set(key, [...(groups.get(key) ?? []), object]);
+    const group = groups.get(key);
+    if (group) group.push(object);
+    else groups.set(key, [object]);
   }
   for (const group of groups.values()) {
     for (let i = 0; i < group.length; i++) {

@@ -83,8 +83,12 @@ export function clusterPatterns(
     if (a && b && pair.similarity >= clusterSimilarity) join(a, b);
   }
   const clusters = new Map<string, MaturingObject[]>();
-  for (const object of members)
-    clusters.set(root(object.id), [...(clusters.get(root(object.id)) ?? []), object]);
+  for (const object of members) {
+    const key = root(object.id);
+    const cluster = clusters.get(key);
+    if (cluster) cluster.push(object);
+    else clusters.set(key, [object]);
+  }
   return [...clusters.values()]
     .map((c) => c.sort((a, b) => (a.id < b.id ? -1 : 1)))
     .sort((a, b) => ((a[0] as MaturingObject).id < (b[0] as MaturingObject).id ? -1 : 1));

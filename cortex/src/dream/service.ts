@@ -171,6 +171,14 @@ export class DreamRunner {
     const candidates = await listCandidateDimensions<CandidateDimension>(store, 1000);
     const objects = [...stored.values()].map(toMaturing);
     const policy = this.context.policy.get();
+    const confidenceByDimension = new Map<string, { sum: number; count: number }>();
+    for (const object of objects) {
+      for (const [name, values] of Object.entries(object.dimensions)) {
+        if (values.length === 0) continue;
+        const entry = confidenceByDimension.get(name) ?? { sum: 0, count: 0 };
+        confidenceByDimension.set(name, { sum: entry.sum + object.confidence, count: entry.count + 1 });
+      }
+    }
     const input = {
       cycleId: progress.cycleId,
       now: progress.startedAt,
@@ -178,9 +186,8 @@ export class DreamRunner {
       objects,
       pairs,
       candidateDimensions: candidates.map((c) => {
-        const carrying = objects.filter((o) => (o.dimensions[c.name]?.length ?? 0) > 0);
-        const meanConfidence =
-          carrying.reduce((sum, o) => sum + o.confidence, 0) / Math.max(1, carrying.length);
+        const carrying = confidenceByDimension.get(c.name) ?? { sum: 0, count: 0 };
+        const meanConfidence = carrying.sum / Math.max(1, carrying.count);
         return { name: c.name, occurrences: c.occurrences, meanConfidence, values: c.sampleValues };
       }),
       canonicalDimensions: policy.dimensions.map((d) => d.name),

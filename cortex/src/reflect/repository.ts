@@ -23,6 +23,7 @@ export interface CandidateHit {
 }
 
 const withoutEmbedding = { excludes: ["embedding"] };
+const writeBatch = 1000;
 
 /** The filter selecting objects stored in exactly this scope. */
 export function scopeFilter(scope: Scope): unknown[] {
@@ -181,29 +182,34 @@ export async function writeObjects(
   }[],
   updated: readonly KnowledgeObject[],
 ): Promise<void> {
-  if (created.length === 0 && updated.length === 0) return;
-  const lines: unknown[] = [];
+  // Bounded bulk bodies: a full dream cycle may rewrite every object.
+  const lines: unknown[][] = [];
   for (const { object, embedding, embeddingModel } of created) {
-    lines.push(
+    lines.push([
       { index: { _index: store.indices.knowledge, _id: object.id } },
       toIndexDocument(object, embedding, embeddingModel),
-    );
+    ]);
   }
   for (const object of updated) {
     const { embeddingModel: _keepStoredModel, ...doc } = toIndexDocument(object, null, null);
-    lines.push(
+    lines.push([
       { update: { _index: store.indices.knowledge, _id: object.id, retry_on_conflict: 3 } },
       { doc },
-    );
+    ]);
   }
-  const { body } = await request<{
-    errors: boolean;
-    items: Record<string, { _id: string; error?: { reason: string } }>[];
-  }>(store, "POST", "/_bulk?refresh=wait_for", lines, { ndjson: true, timeoutMs: 120_000 });
-  if (body.errors) {
-    const failed = body.items.flatMap((item) => Object.values(item)).filter((r) => r.error);
-    throw new Error(
-      `knowledge write failed for ${failed.length} object(s): ${failed[0]?.error?.reason ?? ""}`,
-    );
+  for (let start = 0; start < lines.length; start += writeBatch) {
+    const { body } = await request<{
+      errors: boolean;
+      items: Record<string, { _id: string; error?: { reason: string } }>[];
+    }>(store, "POST", "/_bulk?refresh=wait_for", lines.slice(start, start + writeBatch).flat(), {
+      ndjson: true,
+      timeoutMs: 120_000,
+    });
+    if (body.errors) {
+      const failed = body.items.flatMap((item) => Object.values(item)).filter((r) => r.error);
+      throw new Error(
+        `knowledge write failed for ${failed.length} object(s): ${failed[0]?.error?.reason ?? ""}`,
+      );
+    }
   }
 }
