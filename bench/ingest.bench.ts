@@ -1,6 +1,8 @@
 /**
  * Ingest throughput over HTTP against real OpenSearch and Ollama, with and without embeddings.
- * Writes bench/results/ingest.json. Size with BENCH_INGEST_OBJECTS (default 2000), batch 100, 2 batches in flight.
+ * Writes bench/results/ingest.json. Objects per run: BENCH_INGEST_OBJECTS (lexical, default 2000) and
+ * BENCH_INGEST_EMBEDDED_OBJECTS (with embeddings, default 200: the test bed's CPU Ollama embeds about one text per
+ * second on a shared 2-core machine). Batches of 100, 2 in flight.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -11,17 +13,18 @@ import { cortexConfig } from "../cortex/src/config.js";
 import { bulkCorpus, knowledgeEventOf } from "../cortex/test/fixtures/corpus.js";
 import { runLoad } from "../cortex/test/fixtures/load.js";
 
-const objects = Number(process.env.BENCH_INGEST_OBJECTS ?? 2000);
+const lexicalObjects = Number(process.env.BENCH_INGEST_OBJECTS ?? 2000);
+const embeddedObjects = Number(process.env.BENCH_INGEST_EMBEDDED_OBJECTS ?? 200);
 const batchSize = 100;
 const inFlight = 2;
 const token = "bench-token-0123456789abcdef";
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
 
-const opensearch = await startOpenSearch({ heap: "1g" });
+const opensearch = await startOpenSearch();
 const ollama = await startOllama();
 try {
   const now = new Date();
-  const run = async (withEmbeddings: boolean, seed: number) => {
+  const run = async (withEmbeddings: boolean, seed: number, objects: number) => {
     const config = cortexConfig.parse({
       opensearchUrl: opensearch.endpoints.url,
       token,
@@ -29,13 +32,18 @@ try {
       logLevel: "warn",
       port: 0,
       host: "127.0.0.1",
-      ...(withEmbeddings && { ollamaUrl: ollama.endpoints.url, embedModel: ollama.endpoints.embedModel }),
+      ...(withEmbeddings && {
+        ollamaUrl: ollama.endpoints.url,
+        embedModel: ollama.endpoints.embedModel,
+        embedBatchSize: 16,
+        embedBatchTimeoutMs: 600_000,
+      }),
     });
     const app = await buildApp({ config });
     await app.cortex.initialized;
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
     // Unique statements: an index number makes every fact its own text, so nothing is a duplicate or cached.
-    const facts = [...bulkCorpus(seed, objects)].map((fact, index) => ({
+    const facts = bulkCorpus(seed, objects, Math.min(objects, 500)).facts.map((fact, index) => ({
       ...fact,
       statement: `${fact.statement} (entry ${index})`,
     }));
@@ -66,8 +74,8 @@ try {
       duplicates,
     };
   };
-  const withEmbeddings = await run(true, 11);
-  const lexicalOnly = await run(false, 12);
+  const withEmbeddings = await run(true, 11, embeddedObjects);
+  const lexicalOnly = await run(false, 12, lexicalObjects);
   const result = {
     benchmark: "ingest",
     finishedAt: new Date().toISOString(),

@@ -98,6 +98,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
           batchSize: config.embedBatchSize,
           concurrency: config.embedConcurrency,
           queryTimeoutMs: config.embedTimeoutMs,
+          batchTimeoutMs: config.embedBatchTimeoutMs,
           observe: (seconds, purpose) => metrics?.embeddingDuration.observe({ purpose }, seconds),
         });
   metrics = createMetrics(() => countObjectsByTypeAndStatus(store, 2_000));

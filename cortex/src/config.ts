@@ -24,6 +24,8 @@ export const cortexConfig = z
     retrieveTimeoutMs: z.coerce.number().int().min(50).max(30_000).default(1_500),
     /** Query embedding gives up after this long and retrieval goes lexical-only. */
     embedTimeoutMs: z.coerce.number().int().min(50).max(30_000).default(1_000),
+    /** One ingest embedding batch gives up after this long and the batch is stored without vectors. */
+    embedBatchTimeoutMs: z.coerce.number().int().min(1_000).max(600_000).default(120_000),
     /** Usage counters are aggregated in memory and flushed this often. */
     usageFlushIntervalMs: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     /** Half-life of the recency feature. */
@@ -48,6 +50,7 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_EMBED_CONCURRENCY: "embedConcurrency",
   CORTEX_RETRIEVE_TIMEOUT_MS: "retrieveTimeoutMs",
   CORTEX_EMBED_TIMEOUT_MS: "embedTimeoutMs",
+  CORTEX_EMBED_BATCH_TIMEOUT_MS: "embedBatchTimeoutMs",
   CORTEX_USAGE_FLUSH_INTERVAL_MS: "usageFlushIntervalMs",
   CORTEX_RECENCY_HALF_LIFE_DAYS: "recencyHalfLifeDays",
   CORTEX_LOW_CONFIDENCE_THRESHOLD: "lowConfidenceThreshold",

@@ -35,7 +35,10 @@ export const retrieveRoutes: FastifyPluginAsyncZod = async (app) => {
         request.body,
         cortex.clock(),
       );
-      if (response.degraded) request.log.warn({ reasons: response.degradedReasons }, "degraded retrieval");
+      // A Cortex deliberately run without an embedding model is lexical by design; only failures are worth a warning.
+      const failures =
+        cortex.embedder === null ? response.degradedReasons.slice(1) : response.degradedReasons;
+      if (failures.length > 0) request.log.warn({ reasons: failures }, "degraded retrieval");
       return response;
     },
   );
