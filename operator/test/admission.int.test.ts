@@ -124,17 +124,10 @@ const invalid: [string, string, unknown, string][] = [
     "greater than or equal to 256",
   ],
   [
-    "two default agents",
+    "the same agent twice",
     "remramappliances",
-    appliance("box", {
-      gateway: {
-        agents: [
-          { id: "a", default: true },
-          { id: "b", default: true },
-        ],
-      },
-    }),
-    "at most one agent may be the default",
+    appliance("box", { gateway: { agents: [{ id: "main" }, { id: "main" }] } }),
+    "Duplicate value",
   ],
   [
     "unknown dmScope",

@@ -22,7 +22,7 @@ export interface OpenClawConfigInput {
 
 export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, unknown> {
   const chatModels = [...new Set([input.models.routing, input.models.reflection])];
-  const agents = input.gateway.agents ?? [{ id: "main", default: true }];
+  const agents = input.gateway.agents ?? [{ id: "main" }];
   return {
     gateway: {
       mode: "local",
@@ -51,14 +51,9 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
         sandbox: { mode: input.gateway.sandbox },
         heartbeat: { every: "0m" },
       },
+      // 2026.9.6 retired per-entry `default` markers; a sole agent needs no ownership settings.
       entries: Object.fromEntries(
-        agents.map((agent) => [
-          agent.id,
-          {
-            ...(agent.default ? { default: true } : {}),
-            ...(agent.model ? { model: `ollama/${agent.model}` } : {}),
-          },
-        ]),
+        agents.map((agent) => [agent.id, agent.model ? { model: `ollama/${agent.model}` } : {}]),
       ),
     },
     session: { dmScope: input.gateway.dmScope },

@@ -132,7 +132,6 @@ const gatewayAgent = z
       .min(1)
       .max(63)
       .regex(/^[a-z][a-z0-9_-]*$/),
-    default: z.boolean().optional(),
     model: modelName.optional().describe("Overrides the routing model for this agent."),
   })
   .strict();
@@ -140,10 +139,7 @@ const gatewayAgent = z
 const gatewaySpec = z
   .object({
     image: imageRef.optional().describe("OpenClaw gateway image."),
-    agents: withCel(listMap(z.array(gatewayAgent).max(16), "id"), {
-      rule: "self.filter(a, has(a.default) && a.default).size() <= 1",
-      message: "at most one agent may be the default",
-    })
+    agents: listMap(z.array(gatewayAgent).min(1).max(16), "id")
       .optional()
       .describe("Agents; a single `main` agent when unset."),
     dmScope: z

@@ -1,0 +1,58 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { binPath, repoRoot } from "../../test/harness/src/paths.js";
+import { remramApplianceSpec } from "../src/api/v1alpha1/remram-appliance.js";
+import { buildOpenClawConfig } from "../src/appliance/openclaw-config.js";
+
+const run = promisify(execFile);
+const home = mkdtempSync(join(tmpdir(), "remram-openclaw-config-"));
+
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+/** `openclaw config validate` of the pinned OpenClaw on what the operator would seed into the gateway pod. */
+async function validate(specInput: unknown): Promise<string> {
+  const spec = remramApplianceSpec.parse(specInput);
+  const config = buildOpenClawConfig({
+    gateway: spec.gateway,
+    models: { routing: "qwen3:8b", reflection: "qwen3:14b", embedding: "all-minilm:l6-v2" },
+    ollamaUrl: "http://box-ollama.home.svc:11434",
+    cortexUrl: "http://box-cortex.home.svc:8080",
+    gatewayToken: "gateway-token-0123456789abcdef",
+  });
+  // In the pod an init container copies the plugin to /opt/remram-hooks; here the repository's folder stands in,
+  // so the plugin's configSchema is checked against the config the operator generates.
+  const withLocalPaths = {
+    ...config,
+    plugins: { ...(config.plugins as object), load: { paths: [join(repoRoot, "hooks")] } },
+    agents: {
+      ...(config.agents as { defaults: object }),
+      defaults: { ...(config.agents as { defaults: object }).defaults, workspace: join(home, "workspace") },
+    },
+  };
+  mkdirSync(join(home, ".openclaw"), { recursive: true });
+  writeFileSync(join(home, ".openclaw", "openclaw.json"), JSON.stringify(withLocalPaths, null, 2));
+  const { stdout, stderr } = await run(binPath("openclaw"), ["config", "validate"], {
+    env: { ...process.env, HOME: home, OPENCLAW_SKIP_CHANNELS: "1" },
+    timeout: 90_000,
+  });
+  return `${stdout}${stderr}`;
+}
+
+describe("the generated openclaw.json", () => {
+  it("is valid, without warnings, for the pinned OpenClaw with the Remram hooks plugin loaded", async () => {
+    const output = await validate({});
+    expect(output).toContain("Config valid");
+    expect(output).not.toMatch(/warning/i);
+  });
+
+  it("stays valid with the spec's gateway options set", async () => {
+    const output = await validate({
+      gateway: { sandbox: "non-main", dmScope: "per-peer", queueMode: "steer", agents: [{ id: "main" }] },
+    });
+    expect(output).toContain("Config valid");
+  });
+});
