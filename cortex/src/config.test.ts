@@ -15,6 +15,21 @@ describe("configuration", () => {
     expect(config.ollamaUrl).toBeUndefined();
   });
 
+  it("reads the names the operator's Deployment sets, with CORTEX_* taking precedence", () => {
+    const config = loadConfig({
+      REMRAM_OPENSEARCH_URL: "http://opensearch:9200",
+      REMRAM_OLLAMA_URL: "http://ollama:11434",
+      CORTEX_OLLAMA_URL: "http://other:11434",
+      REMRAM_WORKSPACE_DIR: "/workspace",
+      GIT_AUTHOR_NAME: "Box",
+      CORTEX_TOKEN: token,
+    });
+    expect(config.opensearchUrl).toBe("http://opensearch:9200");
+    expect(config.ollamaUrl).toBe("http://other:11434");
+    expect(config.workspaceDir).toBe("/workspace");
+    expect(config.gitAuthorName).toBe("Box");
+  });
+
   it("prefers the token file, trimmed, over the variable", () => {
     const config = loadConfig(
       {

@@ -31,6 +31,12 @@ export const cortexConfig = z
     /** Half-life of the recency feature. */
     recencyHalfLifeDays: z.coerce.number().min(1).max(3650).default(90),
     lowConfidenceThreshold: z.coerce.number().min(0).max(1).default(0.45),
+    /** The workspace git repository; when set, reflection, dream, promotion and the archive are served too. */
+    workspaceDir: z.string().min(1).optional(),
+    /** Root of the hash-addressed archive (default: `.remram-archive` beside the workspace). */
+    archiveDir: z.string().min(1).optional(),
+    gitAuthorName: z.string().min(1).default("Remram Cortex"),
+    gitAuthorEmail: z.string().min(3).default("cortex@remram.invalid"),
   })
   .strict();
 export type CortexConfig = z.output<typeof cortexConfig>;
@@ -54,6 +60,21 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_USAGE_FLUSH_INTERVAL_MS: "usageFlushIntervalMs",
   CORTEX_RECENCY_HALF_LIFE_DAYS: "recencyHalfLifeDays",
   CORTEX_LOW_CONFIDENCE_THRESHOLD: "lowConfidenceThreshold",
+  CORTEX_WORKSPACE_DIR: "workspaceDir",
+  CORTEX_ARCHIVE_DIR: "archiveDir",
+};
+
+/**
+ * The names the operator's Cortex Deployment sets (operator/src/appliance/children.ts); a CORTEX_* variable of
+ * the same meaning wins over them.
+ */
+const sharedEnvKeys: Record<string, keyof CortexConfig> = {
+  REMRAM_OPENSEARCH_URL: "opensearchUrl",
+  REMRAM_OLLAMA_URL: "ollamaUrl",
+  REMRAM_EMBED_MODEL: "embedModel",
+  REMRAM_WORKSPACE_DIR: "workspaceDir",
+  GIT_AUTHOR_NAME: "gitAuthorName",
+  GIT_AUTHOR_EMAIL: "gitAuthorEmail",
 };
 
 export class ConfigError extends Error {
@@ -77,7 +98,7 @@ export function loadConfig(
       throw new ConfigError(`CORTEX_CONFIG_FILE ${configFile}: ${describe(error)}`);
     }
   }
-  for (const [variable, key] of Object.entries(envKeys)) {
+  for (const [variable, key] of [...Object.entries(sharedEnvKeys), ...Object.entries(envKeys)]) {
     const value = env[variable];
     if (value !== undefined && value !== "") raw[key] = value;
   }
@@ -92,7 +113,12 @@ export function loadConfig(
   }
   const parsed = cortexConfig.safeParse(raw);
   if (!parsed.success) {
-    const reverse = new Map(Object.entries(envKeys).map(([variable, key]) => [key as string, variable]));
+    const reverse = new Map(
+      [...Object.entries(sharedEnvKeys), ...Object.entries(envKeys)].map(([variable, key]) => [
+        key as string,
+        variable,
+      ]),
+    );
     reverse.set("token", "CORTEX_TOKEN or CORTEX_TOKEN_FILE");
     const problems = parsed.error.issues.map((issue) => {
       const key = String(issue.path[0] ?? "");

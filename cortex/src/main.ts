@@ -2,8 +2,10 @@
  * Cortex process entry (the operator's Deployment runs `node dist/main.js`): load and validate config, serve,
  * and on SIGTERM/SIGINT stop accepting, finish in-flight requests, flush usage counters and exit.
  */
+import { dirname, join } from "node:path";
 import { buildApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { maturationPlugin } from "./dream/maturation-plugin.js";
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -16,7 +18,20 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const app = await buildApp({ config });
+  const { workspaceDir } = config;
+  // Reflection, dream, promotion and the archive need the workspace repository; without it Cortex serves the read
+  // and ingest paths only.
+  const plugins =
+    workspaceDir === undefined
+      ? []
+      : [
+          maturationPlugin({
+            workspaceDir,
+            archiveDir: config.archiveDir ?? join(dirname(workspaceDir), ".remram-archive"),
+            gitAuthor: { name: config.gitAuthorName, email: config.gitAuthorEmail },
+          }),
+        ];
+  const app = await buildApp({ config, plugins });
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;

@@ -1,3 +1,4 @@
+import { startOpenSearch } from "@remram/test-harness";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import fc from "fast-check";
 import type { FastifyInstance } from "fastify";
@@ -448,5 +449,50 @@ describe("the policy gate on real OpenSearch", () => {
     expect(leaks).toBe(0);
     // The gate must also let eligible items through, or the property above would hold vacuously.
     expect(returned).toBeGreaterThan(2_000);
+  });
+});
+
+describe("Cortex when OpenSearch stops mid-test", () => {
+  it("answers /ingest 503 with Retry-After and /retrieve 200 degraded and empty once its OpenSearch is gone", {
+    timeout: 600_000,
+  }, async () => {
+    // An OpenSearch of its own, so stopping it leaves the shared test bed alone.
+    const own = await startOpenSearch({ timeoutMs: 300_000 });
+    const app = await startCortex({ opensearchUrl: own.endpoints.url, retrieveTimeoutMs: 800 });
+    try {
+      const acknowledged = await ingestEvents(app, [
+        { kind: "knowledge", ...ana, statement: "The attic fan is noisy", type: "fact" },
+      ]);
+      expect(acknowledged.created).toBe(1);
+      const before = await retrieveFor(app, {
+        principal: anaPrincipal,
+        requestText: "attic fan",
+        tokenBudget: 200,
+      });
+      expect(before.facts).toHaveLength(1);
+
+      await own.stop();
+
+      const ingest = await app.inject({
+        method: "POST",
+        url: "/ingest",
+        headers: auth,
+        payload: { events: [{ kind: "turn", ...ana, role: "user", turnId: "after-stop", text: "hello" }] },
+      });
+      expect(ingest.statusCode).toBe(503);
+      expect(ingest.headers["retry-after"]).toBe("5");
+      const started = Date.now();
+      const during = await retrieveFor(app, {
+        principal: anaPrincipal,
+        requestText: "attic fan",
+        tokenBudget: 200,
+      });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(during).toMatchObject({ degraded: true, bundle: { text: "", tokens: 0 }, facts: [] });
+      expect((await app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);
+    } finally {
+      await app.close();
+      await own.stop();
+    }
   });
 });

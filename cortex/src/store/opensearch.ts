@@ -69,9 +69,10 @@ export async function request<T>(
     );
     return { statusCode: response.statusCode ?? 0, body: response.body as T };
   } catch (error) {
-    const status = (error as { meta?: { statusCode?: number } }).meta?.statusCode;
+    // No status at all (connection refused, timeout) means unreachable, like 429 and 5xx.
+    const status = (error as { meta?: { statusCode?: number | null } }).meta?.statusCode ?? null;
     const reason = describeError(error);
-    if (status === undefined || status === 429 || status >= 500) throw new StoreUnavailableError(reason);
+    if (status === null || status === 429 || status >= 500) throw new StoreUnavailableError(reason);
     throw new Error(`OpenSearch ${method} ${path}: ${reason}`);
   }
 }
