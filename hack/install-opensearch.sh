@@ -4,7 +4,8 @@
 #   distribution  org.opensearch.distribution.integ-test-zip:opensearch:$OPENSEARCH_VERSION@zip
 #                 (the one runnable distribution on Maven; it ships only the transport-netty4 module)
 #   modules       lang-painless (k-NN extends it), analysis-common (english analyzer, stemming), mapper-extras
-#                 (rank_feature, scaled_float, ...), each assembled from its Maven jars + hack/opensearch/modules/
+#                 (rank_feature, scaled_float, ...), reindex (_reindex, _update_by_query, _delete_by_query),
+#                 each assembled from its Maven jars (hack/opensearch/maven/) + hack/opensearch/modules/
 #   plugin        org.opensearch.plugin:opensearch-knn:$OPENSEARCH_KNN_VERSION@zip via opensearch-plugin install
 #   result        $REMRAM_CACHE/opensearch-$OPENSEARCH_VERSION, owned by the user that runs it,
 #                 with remram.env (the JDK and that user) for the test harness       stamp "opensearch"
@@ -18,7 +19,7 @@ COMPONENT=opensearch
 source "$(dirname "$0")/lib.sh"
 
 service_user="${REMRAM_SERVICE_USER:-remram}"
-modules=(lang-painless analysis-common mapper-extras)
+modules=(lang-painless analysis-common mapper-extras reindex)
 fingerprint="$OPENSEARCH_VERSION k-NN $OPENSEARCH_KNN_VERSION modules ${modules[*]}"
 maven_repo="$REMRAM_CACHE/maven"
 templates="$HACK_DIR/opensearch"
@@ -97,20 +98,16 @@ trap cleanup EXIT
 
 # ---- Fetch: every artifact through the Maven client in one run, into the cache's own local repository.
 log "fetching the distribution, k-NN and the module jars with Maven (cached in $maven_repo)"
+# One run over a throwaway reactor: every child copies its runtime dependencies to $work/<child>/.
 # -U: a version missing earlier is looked up again instead of failing from Maven's cached "not found".
-if ! nice -n 10 mvn -B -q -U -Dmaven.repo.local="$maven_repo" -f "$templates/artifacts.pom.xml" \
-  dependency:copy@distribution dependency:copy-dependencies@lang-painless \
-  -Dopensearch.version="$OPENSEARCH_VERSION" -Dknn.version="$OPENSEARCH_KNN_VERSION" -Doutput="$work" \
-  >"$work/maven.log" 2>&1; then
+if ! nice -n 10 mvn -B -q -U -Dmaven.repo.local="$maven_repo" -f "$templates/maven/pom.xml" \
+  dependency:copy-dependencies -Dopensearch.version="$OPENSEARCH_VERSION" -Dknn.version="$OPENSEARCH_KNN_VERSION" \
+  -Doutput="$work" >"$work/maven.log" 2>&1; then
   # Debian's Maven colours its output even in batch mode; strip the escapes.
   sed 's/\x1b\[[0-9;]*m//g' "$work/maven.log" | grep -m 1 -F '[ERROR] Failed' >&2 || tail -n 5 "$work/maven.log" >&2
   die "Maven could not fetch OpenSearch $OPENSEARCH_VERSION / k-NN $OPENSEARCH_KNN_VERSION: is the registry reachable, and do both versions exist there?"
 fi
 downloads="$work/downloads"
-painless_jars=$(find "$work/modules/lang-painless" -name '*.jar' | wc -l)
-# The module jar, its SPI, antlr4-runtime and five asm jars; anything more would be server jars (jar hell).
-[ "$painless_jars" -eq 8 ] ||
-  die "lang-painless resolved to $painless_jars jars, expected 8: $(ls "$work/modules/lang-painless" | tr '\n' ' ')"
 log "fetched after $((SECONDS - started))s"
 
 # ---- Assemble.
@@ -120,8 +117,13 @@ unzip -q "$downloads/opensearch-$OPENSEARCH_VERSION.zip" -d "$staging"
 home="$staging/opensearch-$OPENSEARCH_VERSION"
 [ -x "$home/bin/opensearch" ] || die "the distribution zip has no opensearch-$OPENSEARCH_VERSION/bin/opensearch"
 for module in "${modules[@]}"; do
+  # A jar the distribution's lib/ already has would fail the jar-hell check at startup: say which one now.
+  for jar in "$work/$module"/*.jar; do
+    [ ! -e "$home/lib/$(basename "$jar")" ] ||
+      die "module $module would ship $(basename "$jar"), which lib/ already has: exclude it in hack/opensearch/maven/$module/pom.xml"
+  done
   mkdir -p "$home/modules/$module"
-  cp "$work/modules/$module"/*.jar "$home/modules/$module/"
+  cp "$work/$module"/*.jar "$home/modules/$module/"
   for file in "$templates/modules/$module"/*; do
     sed "s/@OPENSEARCH_VERSION@/$OPENSEARCH_VERSION/g" "$file" >"$home/modules/$module/$(basename "$file")"
   done
@@ -146,6 +148,9 @@ check_node() {
   url="http://127.0.0.1:$http_port"
   mkdir -p "$node/config" "$node/data" "$node/logs" "$node/tmp"
   cp -r "$home/config/." "$node/config/"
+  # bin/opensearch-env changes into the installation, where the relative GC log and dump paths would land.
+  sed -i -e "s#file=logs/#file=$node/logs/#" -e "s#ErrorFile=logs/#ErrorFile=$node/logs/#" \
+    -e "s#^-XX:HeapDumpPath=data\$#-XX:HeapDumpPath=$node/data#" "$node/config/jvm.options"
   cat >"$node/config/opensearch.yml" <<EOF
 cluster.name: remram-install-check
 node.name: install-check
@@ -177,7 +182,7 @@ $(tail -n 25 "$node/stdout.log")"
 
   local plugins
   plugins="$(curl -sf "$url/_nodes/plugins?filter_path=nodes.*.plugins.name,nodes.*.modules.name")"
-  for name in opensearch-knn lang-painless analysis-common mapper-extras; do
+  for name in opensearch-knn "${modules[@]}"; do
     grep -q "\"$name\"" <<<"$plugins" || die "$name is not loaded: $plugins"
   done
   curl -sf -H 'content-type: application/json' "$url/_analyze" \
@@ -197,7 +202,9 @@ $(tail -n 25 "$node/stdout.log")"
   curl "${json[@]}" "$url/knn-check/_search" \
     -d '{"size": 1, "query": {"knn": {"vector": {"vector": [0.1, 0.9, 0], "k": 1}}}}' | grep -q '"_id":"north"' ||
     die "the k-NN query did not return the nearest vector"
-  log "checks passed: k-NN (Lucene HNSW), lang-painless, analysis-common (english), mapper-extras"
+  curl "${json[@]}" -X POST "$url/knn-check/_delete_by_query?refresh=true" -d '{"query": {"ids": {"values": ["east"]}}}' |
+    grep -q '"deleted":1' || die "_delete_by_query (reindex module) did not delete the document"
+  log "checks passed: k-NN (Lucene HNSW), painless, english stemming, delete-by-query; loaded: ${modules[*]}"
 
   kill -TERM -- "-$node_pid" 2>/dev/null || true
   local stop_deadline=$((SECONDS + 30))
@@ -207,8 +214,9 @@ $(tail -n 25 "$node/stdout.log")"
 }
 check_node
 
-# ---- Swap it in, then stamp.
-rm -rf "$target"
+# ---- Swap it in, then stamp. Two renames, so nodes already running from the old tree find a complete tree at
+# every moment; the old one goes with the staging dir.
+if [ -e "$target" ]; then mv "$target" "$staging/previous"; fi
 mv "$home" "$target"
 if [ "$target" != "$installed" ]; then
   rm -rf "$installed"

@@ -79,6 +79,49 @@ describe("the test bed's OpenSearch", () => {
   });
 });
 
+describe("the test bed's OpenSearch modules beyond the integ-test distribution", () => {
+  it("deletes by query (reindex module)", async () => {
+    const index = `smoke-dbq-${process.pid}-${Date.now()}`;
+    await call(url, "PUT", `/${index}`, {
+      settings: { index: { number_of_shards: 1, number_of_replicas: 0 } },
+    });
+    try {
+      await call(url, "PUT", `/${index}/_doc/stale`, { state: "stale" });
+      await call(url, "PUT", `/${index}/_doc/fresh?refresh=true`, { state: "fresh" });
+      const deleted = await call<{ deleted: number }>(
+        url,
+        "POST",
+        `/${index}/_delete_by_query?refresh=true`,
+        {
+          query: { term: { "state.keyword": "stale" } },
+        },
+      );
+      expect(deleted.deleted).toBe(1);
+      const left = await call<SearchResponse>(url, "POST", `/${index}/_search`, { query: { match_all: {} } });
+      expect(hitIds(left)).toEqual(["fresh"]);
+    } finally {
+      await call(url, "DELETE", `/${index}`);
+    }
+  });
+
+  it("runs painless update scripts (lang-painless module)", async () => {
+    const index = `smoke-painless-${process.pid}-${Date.now()}`;
+    await call(url, "PUT", `/${index}`, {
+      settings: { index: { number_of_shards: 1, number_of_replicas: 0 } },
+    });
+    try {
+      await call(url, "PUT", `/${index}/_doc/counter`, { uses: 1 });
+      await call(url, "POST", `/${index}/_update/counter?refresh=true`, {
+        script: { lang: "painless", source: "ctx._source.uses += params.by", params: { by: 2 } },
+      });
+      const doc = await call<{ _source: { uses: number } }>(url, "GET", `/${index}/_doc/counter`);
+      expect(doc._source.uses).toBe(3);
+    } finally {
+      await call(url, "DELETE", `/${index}`);
+    }
+  });
+});
+
 describe("startOpenSearch", () => {
   it("starts a second node beside the test bed's on its own ports and data dir, and stop() removes both", async () => {
     const second = await startOpenSearch();
@@ -86,7 +129,11 @@ describe("startOpenSearch", () => {
       expect(second.endpoints.url).not.toBe(url);
       type NodesSettings = { nodes: Record<string, { settings: { path: { data: string[] | string } } }> };
       const dataDirOf = async (base: string): Promise<string> => {
-        const nodes = await call<NodesSettings>(base, "GET", "/_nodes/settings?filter_path=nodes.*.settings.path.data");
+        const nodes = await call<NodesSettings>(
+          base,
+          "GET",
+          "/_nodes/settings?filter_path=nodes.*.settings.path.data",
+        );
         const [node] = Object.values(nodes.nodes);
         return String(node?.settings.path.data);
       };

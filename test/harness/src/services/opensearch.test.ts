@@ -4,6 +4,7 @@ import {
   lostPortRace,
   parseInstallationEnv,
   pinnedOpenSearchVersion,
+  renderJvmOptions,
   renderNodeConfig,
 } from "./opensearch.js";
 
@@ -35,6 +36,37 @@ describe("the OpenSearch node's opensearch.yml", () => {
 
   it("switches the disk watermarks off, so a full test disk leaves shards assignable", () => {
     expect(settings["cluster.routing.allocation.disk.threshold_enabled"]).toBe("false");
+  });
+});
+
+describe("the OpenSearch node's jvm.options", () => {
+  // The relevant lines of the 2.19 distribution's config/jvm.options.
+  const distribution = [
+    "-Xms1g",
+    "-XX:+HeapDumpOnOutOfMemoryError",
+    "-XX:HeapDumpPath=data",
+    "-XX:ErrorFile=logs/hs_err_pid%p.log",
+    "8:-Xloggc:logs/gc.log",
+    "9-:-Xlog:gc*,gc+age=trace,safepoint:file=logs/gc.log:utctime,pid,tags:filecount=32,filesize=64m",
+  ].join("\n");
+  const rendered = renderJvmOptions(distribution, {
+    httpPort: 1,
+    transportPort: 2,
+    dataDir: "/run/node/data",
+    logsDir: "/run/node/logs",
+  });
+
+  it("sends the GC log, heap dumps and crash logs to the node's own dirs", () => {
+    expect(rendered).toContain("-XX:HeapDumpPath=/run/node/data");
+    expect(rendered).toContain("-XX:ErrorFile=/run/node/logs/hs_err_pid%p.log");
+    expect(rendered).toContain("8:-Xloggc:/run/node/logs/gc.log");
+    expect(rendered).toContain("file=/run/node/logs/gc.log:utctime");
+  });
+
+  it("leaves no path relative to the shared installation and every other line as it was", () => {
+    expect(rendered).not.toMatch(/[=:]logs\/|=data$/m);
+    expect(rendered.split("\n")).toHaveLength(6);
+    expect(rendered.split("\n").slice(0, 2)).toEqual(["-Xms1g", "-XX:+HeapDumpOnOutOfMemoryError"]);
   });
 });
 

@@ -70,6 +70,19 @@ export function renderNodeConfig(settings: NodeSettings): string {
   ].join("\n")}\n`;
 }
 
+/**
+ * The installation's jvm.options for one node: the GC log, heap dumps and JVM crash logs go to the node's own
+ * dirs. The defaults are relative, and bin/opensearch-env changes into the installation, so every node would
+ * otherwise write into one shared logs/ there.
+ */
+export function renderJvmOptions(installationJvmOptions: string, settings: NodeSettings): string {
+  return installationJvmOptions
+    .replaceAll("file=logs/", `file=${settings.logsDir}/`)
+    .replaceAll("-Xloggc:logs/", `-Xloggc:${settings.logsDir}/`)
+    .replaceAll("-XX:ErrorFile=logs/", `-XX:ErrorFile=${settings.logsDir}/`)
+    .replace(/^-XX:HeapDumpPath=data$/m, `-XX:HeapDumpPath=${settings.dataDir}`);
+}
+
 /** A command line that runs `argv` as `user` (needs root). setpriv execs, so the PID stays the command's own. */
 export function asUser(user: string, argv: readonly string[]): { command: string; args: string[] } {
   return { command: "setpriv", args: [`--reuid=${user}`, `--regid=${user}`, "--init-groups", "--", ...argv] };
@@ -141,6 +154,8 @@ function prepareNodeDir(installation: OpenSearchInstallation, nodeDir: string, s
   rmSync(configDir, { recursive: true, force: true });
   cpSync(join(installation.home, "config"), configDir, { recursive: true });
   writeFileSync(join(configDir, "opensearch.yml"), renderNodeConfig(settings));
+  const jvmOptions = join(configDir, "jvm.options");
+  writeFileSync(jvmOptions, renderJvmOptions(readFileSync(jvmOptions, "utf8"), settings));
   for (const dir of [settings.dataDir, settings.logsDir, join(nodeDir, "tmp")])
     mkdirSync(dir, { recursive: true });
   if (!runningAsRoot()) return;
@@ -198,7 +213,6 @@ async function startNode(
     name: `opensearch-${httpPort}`,
     command,
     args,
-    // The distribution's jvm.options writes gc.log and heap dumps relative to the working directory.
     cwd: nodeDir,
     detach: options.detach,
     env: {
