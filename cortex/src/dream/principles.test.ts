@@ -110,3 +110,21 @@ describe("principle freshness", () => {
     expect(later.principles[0]?.links).toEqual(principle.links);
   });
 });
+
+describe("cluster size bound", () => {
+  it("leaves a cluster larger than maxClusterSize alone: a topic, not a principle", () => {
+    const members = Array.from({ length: 5 }, (_, i) => constraint(`m${i}`, [`s${i}`]));
+    const pairs = members.slice(1).map((m) => ({ aId: "m0", bId: m.id, similarity: 0.9 }));
+    const bounded = {
+      clusterSimilarity: 0.8,
+      minSessions: 3,
+      minAssertions: 3,
+      minConfidence: 0.6,
+      maxClusterSize: 4,
+    };
+    expect(consolidatePrinciples(members, pairs, now, bounded).principles).toEqual([]);
+    expect(
+      consolidatePrinciples(members, pairs, now, { ...bounded, maxClusterSize: 5 }).principles,
+    ).toHaveLength(1);
+  });
+});

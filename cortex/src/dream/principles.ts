@@ -27,6 +27,11 @@ export interface PrincipleOptions {
   minAssertions: number;
   /** Mean confidence of the cluster's members. */
   minConfidence: number;
+  /**
+   * Larger clusters are a topic, not a principle, and are left alone; 64 is also the most evidence links a
+   * stored object holds.
+   */
+  maxClusterSize: number;
 }
 
 export const defaultPrincipleOptions: PrincipleOptions = {
@@ -34,6 +39,7 @@ export const defaultPrincipleOptions: PrincipleOptions = {
   minSessions: 3,
   minAssertions: 3,
   minConfidence: 0.6,
+  maxClusterSize: 64,
 };
 
 export interface Consolidation {
@@ -99,6 +105,7 @@ export function qualifiesAsPattern(cluster: readonly MaturingObject[], options: 
   const assertions = cluster.reduce((sum, o) => sum + o.reinforcementCount, 0);
   const meanConfidence = cluster.reduce((sum, o) => sum + o.confidence, 0) / cluster.length;
   return (
+    cluster.length <= options.maxClusterSize &&
     sessions >= options.minSessions &&
     assertions >= options.minAssertions &&
     meanConfidence >= options.minConfidence
@@ -141,10 +148,11 @@ export function consolidatePrinciples(
   for (const cluster of clusterPatterns(objects, pairs, options.clusterSimilarity)) {
     if (!qualifiesAsPattern(cluster, options)) continue;
     const memberIds = cluster.map((o) => o.id);
+    const members = new Set(memberIds);
     const prior = existing.find(
       (p) =>
         sameScope(p.scope, (cluster[0] as MaturingObject).scope) &&
-        p.links.some((l) => l.relation === "evidence" && memberIds.includes(l.targetId)),
+        p.links.some((l) => l.relation === "evidence" && members.has(l.targetId)),
     );
     const newEvidence = prior
       ? memberIds.filter((id) => !prior.links.some((l) => l.relation === "evidence" && l.targetId === id))
@@ -175,7 +183,8 @@ export function consolidatePrinciples(
     result.principles.push(principle);
     if (prior) result.reinforced += 1;
     else result.created += 1;
-    for (const member of cluster.filter((o) => newEvidence.includes(o.id))) {
+    const added = new Set(newEvidence);
+    for (const member of cluster.filter((o) => added.has(o.id))) {
       const current = evidenceChanges.get(member.id) ?? member;
       evidenceChanges.set(member.id, {
         ...current,
