@@ -20,7 +20,7 @@ export const cortexConfig = z
     embedConcurrency: z.coerce.number().int().min(1).max(16).default(2),
     /** The bearer token clients must send (from CORTEX_TOKEN or the file named by CORTEX_TOKEN_FILE). */
     token: z.string().min(16, "the API token must be at least 16 characters"),
-    /** Retrieval gives up on OpenSearch after this long and answers degraded. */
+    /** Retrieval gives up on OpenSearch after this long (after the query embedding) and answers degraded. */
     retrieveTimeoutMs: z.coerce.number().int().min(50).max(30_000).default(1_500),
     /** Query embedding gives up after this long and retrieval goes lexical-only. */
     embedTimeoutMs: z.coerce.number().int().min(50).max(30_000).default(1_000),

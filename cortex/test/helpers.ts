@@ -19,6 +19,8 @@ export async function startCortex(
     logLevel: "silent",
     // Usage counters are written only when a test flushes them, so index state is under the test's control.
     usageFlushIntervalMs: 3_600_000,
+    // The shared 2-core test machine is often saturated; degraded answers are tested with explicit limits.
+    retrieveTimeoutMs: 10_000,
     ...overrides,
   });
   const app = await buildApp({ config, logger: false });

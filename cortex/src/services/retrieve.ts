@@ -102,9 +102,10 @@ export async function retrieve(
   const chunkDocs = new Map<string, ChunkDoc>();
   const factSignals = emptyLists();
   const chunkSignals = emptyLists();
+  // The OpenSearch time limit starts after the query embedding, which has its own limit.
   const searchStarted = performance.now();
   try {
-    const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - started));
+    const remaining = deps.settings.retrieveTimeoutMs;
     const responses = await multiSearch<StoredKnowledge & StoredChunk>(deps.store, searches, remaining);
     const floor = knnScoreFloor(deps.settings.minVectorSimilarity);
     responses.forEach((response, index) => {
@@ -147,7 +148,7 @@ export async function retrieve(
   if (expansion.length > 0 && chunksGate !== null) {
     const expandStarted = performance.now();
     try {
-      const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - started));
+      const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - searchStarted));
       const hits = await searchByIds<StoredChunk>(
         deps.store,
         deps.store.indices.chunks,
