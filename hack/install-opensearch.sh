@@ -14,7 +14,7 @@
 # If that user cannot reach $REMRAM_CACHE (a cache under a private /root), the installation goes to the user's
 # home and $REMRAM_CACHE/opensearch-$OPENSEARCH_VERSION becomes a link to it.
 # Before it is stamped, the node is started once and checked: plugins loaded, english stemming, painless, a
-# Lucene k-NN query.
+# Lucene k-NN query, delete-by-query.
 COMPONENT=opensearch
 source "$(dirname "$0")/lib.sh"
 
@@ -84,6 +84,7 @@ $as_root && as_service_user=(setpriv --reuid="$service_user" --regid="$service_u
 install_parent="$REMRAM_CACHE"
 if ! "${as_service_user[@]}" test -x "$REMRAM_CACHE"; then
   install_parent="$(getent passwd "$service_user" | cut -d: -f6)"
+  [ -d "$install_parent" ] || die "$service_user has no home directory ($install_parent) to install into; set REMRAM_CACHE to a directory that user can reach"
   log "$service_user cannot reach $REMRAM_CACHE (a parent directory is private): installing under $install_parent, linked from the cache"
 fi
 target="$install_parent/opensearch-$OPENSEARCH_VERSION"
