@@ -34,6 +34,8 @@ function fact(
 ): RankedCandidate<FactDoc> {
   const doc: FactDoc = {
     id,
+    scope: "household",
+    privacy: "household",
     statement,
     type: "fact",
     claimSubject: null,
@@ -61,6 +63,8 @@ function fact(
 function chunkDoc(id: string, text: string, extra: Partial<ChunkDoc> = {}): ChunkDoc {
   return {
     id,
+    scope: "household",
+    privacy: "household",
     level: "L2",
     sourceId: "src-1",
     sourceKind: "transcript",

@@ -5,20 +5,26 @@
  * neighbours, and sections render in a fixed order between explicit delimiters. Pure: the token counter is
  * passed in, and equal inputs give a byte-identical bundle.
  */
-import type { KnowledgeType } from "../schemas/common.js";
+import type { KnowledgeType, PrivacyLevel, Scope } from "../schemas/common.js";
 import type { ChunkLevel } from "../schemas/knowledge.js";
 import type { BundleSectionName } from "../schemas/retrieve.js";
 import { bundleSectionNames } from "../schemas/retrieve.js";
 import type { RankableDoc, RankedCandidate } from "./ranking.js";
 
-export interface FactDoc extends RankableDoc {
+/** Scope and privacy travel with every item so callers can keep private items away from cloud models. */
+export interface GovernedDoc extends RankableDoc {
+  scope: Scope;
+  privacy: PrivacyLevel;
+}
+
+export interface FactDoc extends GovernedDoc {
   statement: string;
   type: KnowledgeType;
   claimSubject: string | null;
   dimensions: Record<string, string[]>;
 }
 
-export interface ChunkDoc extends RankableDoc {
+export interface ChunkDoc extends GovernedDoc {
   level: ChunkLevel;
   sourceId: string;
   sourceKind: string;

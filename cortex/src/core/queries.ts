@@ -134,6 +134,8 @@ export function knnScoreFloor(minCosine: number): number {
 
 export interface StoredGoverned {
   id: string;
+  scope: FactDoc["scope"];
+  privacy: FactDoc["privacy"];
   confidence: number;
   usageCount?: number;
   provenance: { source: FactDoc["source"]; observedAt: string };
@@ -163,6 +165,8 @@ export interface StoredChunk extends StoredGoverned {
 export function toFactDoc(source: StoredKnowledge): FactDoc {
   return {
     id: source.id,
+    scope: source.scope,
+    privacy: source.privacy,
     statement: source.statement,
     type: source.type,
     claimSubject: source.claim === undefined ? null : source.claim.subject.trim().toLowerCase(),
@@ -179,6 +183,8 @@ export function toFactDoc(source: StoredKnowledge): FactDoc {
 export function toChunkDoc(source: StoredChunk): ChunkDoc {
   return {
     id: source.id,
+    scope: source.scope,
+    privacy: source.privacy,
     level: source.level,
     sourceId: source.sourceId,
     sourceKind: source.sourceKind,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dimensionName, dimensionValue, knowledgeType, principal } from "./common.js";
+import { dimensionName, dimensionValue, knowledgeType, principal, privacyLevel, scope } from "./common.js";
 import { chunkLevel } from "./knowledge.js";
 
 export const retrieveLimits = { maxTokenBudget: 16_000, minTokenBudget: 16, maxRequestChars: 8_000 } as const;
@@ -55,6 +55,8 @@ export const bundleSection = z.object({
 
 export const retrievedFact = z.object({
   id: z.string(),
+  scope,
+  privacy: privacyLevel,
   statement: z.string(),
   type: knowledgeType,
   confidence: z.number(),
@@ -65,6 +67,8 @@ export type RetrievedFact = z.infer<typeof retrievedFact>;
 
 export const retrievedChunk = z.object({
   id: z.string(),
+  scope,
+  privacy: privacyLevel,
   level: chunkLevel,
   sourceId: z.string(),
   sourceKind: z.string(),

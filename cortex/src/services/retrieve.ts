@@ -199,6 +199,8 @@ export async function retrieve(
     },
     facts: bundle.facts.map(({ doc, score }) => ({
       id: doc.id,
+      scope: doc.scope,
+      privacy: doc.privacy,
       statement: doc.statement,
       type: doc.type,
       confidence: doc.confidence,
@@ -207,6 +209,8 @@ export async function retrieve(
     })),
     chunks: bundle.chunks.map(({ doc, score, expandedFrom }) => ({
       id: doc.id,
+      scope: doc.scope,
+      privacy: doc.privacy,
       level: doc.level,
       sourceId: doc.sourceId,
       sourceKind: doc.sourceKind,
