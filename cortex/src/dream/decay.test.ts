@@ -54,3 +54,14 @@ describe("decay sweep", () => {
     });
   });
 });
+
+describe("decay write interval", () => {
+  it("skips an object decayed less than a week ago, and catches up exactly afterwards", () => {
+    const object = knowledgeObject({ id: "k", confidence: 0.8, lastReinforcedAt: reinforced });
+    const first = sweepDecay(object, "2026-02-14T00:00:00.000Z").object;
+    expect(sweepDecay(first, "2026-02-17T00:00:00.000Z").decayed).toBe(false);
+    const caughtUp = sweepDecay(first, "2026-02-21T00:00:00.000Z").object;
+    const direct = sweepDecay(object, "2026-02-21T00:00:00.000Z").object;
+    expect(caughtUp.confidence).toBeCloseTo(direct.confidence, 12);
+  });
+});

@@ -16,11 +16,17 @@ import { isLive, type MaturingObject } from "../reflect/knowledge.js";
 export interface DecayOptions {
   /** Below this confidence an idle object is demoted; matches DimensionPolicy eligibility.minConfidence (0.2). */
   demotionThreshold: number;
+  /**
+   * Days between two decay writes of one object. Decay is path-independent (one sweep or many give the same
+   * confidence), so waiting loses nothing, and daily cycles rewrite about a seventh of the idle objects.
+   */
+  minDecayIntervalDays: number;
   confidence: ConfidenceConstants;
 }
 
 export const defaultDecayOptions: DecayOptions = {
   demotionThreshold: 0.2,
+  minDecayIntervalDays: 7,
   confidence: defaultConfidenceConstants,
 };
 
@@ -42,6 +48,12 @@ export function sweepDecay(
   const unchanged = { object, decayed: false, demoted: false };
   if (!isLive(object) || object.promotion === "promoted") return unchanged;
   if (idleDays(object.lastReinforcedAt, now) <= options.confidence.disuseGraceDays) return unchanged;
+  if (
+    object.lastDecayedAt !== undefined &&
+    idleDays(object.lastDecayedAt, now) < options.minDecayIntervalDays
+  ) {
+    return unchanged;
+  }
   const decayedConfidence = decayForDisuse(object.confidence, { ...object, now }, options.confidence);
   const decayed = decayedConfidence < object.confidence;
   if (decayedConfidence >= options.demotionThreshold) {

@@ -198,13 +198,21 @@ export async function writeObjects(
     ]);
   }
   for (let start = 0; start < lines.length; start += writeBatch) {
+    // Only the last batch waits for a refresh, which makes every earlier batch searchable too.
+    const last = start + writeBatch >= lines.length;
     const { body } = await request<{
       errors: boolean;
       items: Record<string, { _id: string; error?: { reason: string } }>[];
-    }>(store, "POST", "/_bulk?refresh=wait_for", lines.slice(start, start + writeBatch).flat(), {
-      ndjson: true,
-      timeoutMs: 120_000,
-    });
+    }>(
+      store,
+      "POST",
+      `/_bulk${last ? "?refresh=wait_for" : ""}`,
+      lines.slice(start, start + writeBatch).flat(),
+      {
+        ndjson: true,
+        timeoutMs: 120_000,
+      },
+    );
     if (body.errors) {
       const failed = body.items.flatMap((item) => Object.values(item)).filter((r) => r.error);
       throw new Error(
