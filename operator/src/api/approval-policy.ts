@@ -132,13 +132,6 @@ export function buildApprovalPolicy(operatorIdentity: string): Record<string, un
         },
       ],
       validations: approvalValidations(),
-      auditAnnotations: [
-        {
-          key: "approver",
-          valueExpression:
-            "variables.decisionChanged ? request.userInfo.username + ' ' + object.?status.?approval.?decision.orValue('') + ' ' + object.metadata.name : null",
-        },
-      ],
     },
   };
 }

@@ -68,6 +68,11 @@ export function toStructuralSchema(node: JsonSchema, path = "$"): JsonSchema {
   // zod writes a long regular expression beside format: date-time; the API server checks the format itself.
   if (out.format === "date-time") delete out.pattern;
   if (out.type === undefined) throw new Error(`${path}: every node of a structural schema needs a type`);
+  if (out.type === "object" && isRecord(out.default) && isRecord(out.properties)) {
+    // The API server checks a default against the node's CEL rules without applying nested defaults first,
+    // so an object default of {} must spell out what its properties default to.
+    out.default = { ...nestedDefaults(out.properties), ...out.default };
+  }
   return withLeadingKeys(out, ["type", "format", "description", "default"]);
 }
 
@@ -77,6 +82,14 @@ function withLeadingKeys(node: JsonSchema, leading: string[]): JsonSchema {
   for (const key of leading) if (key in node) ordered[key] = node[key];
   for (const [key, value] of Object.entries(node)) if (!(key in ordered)) ordered[key] = value;
   return ordered;
+}
+
+function nestedDefaults(properties: JsonSchema): JsonSchema {
+  const defaults: JsonSchema = {};
+  for (const [name, child] of Object.entries(properties)) {
+    if (isRecord(child) && child.default !== undefined) defaults[name] = child.default;
+  }
+  return defaults;
 }
 
 function omit(node: JsonSchema, keys: string[]): JsonSchema {
