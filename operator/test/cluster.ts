@@ -22,7 +22,9 @@ export const runSuffix = (): string => randomBytes(3).toString("hex");
 
 /** Apply crds/*.yaml (CRDs, then the admission policy) and wait until every CRD is Established. */
 export async function installCrds(client: KubeClient): Promise<void> {
-  const documents = [...generatedFiles().values()].flatMap((text) => loadAll(text) as KubeObject[]);
+  const documents = [...generatedFiles()]
+    .filter(([path]) => path.startsWith("crds/"))
+    .flatMap(([, text]) => loadAll(text) as KubeObject[]);
   for (const document of documents.filter((each) => each.kind === "CustomResourceDefinition")) {
     await client.send(
       "PATCH",
