@@ -24,8 +24,15 @@ describe("the OpenClaw gateway on the test bed", () => {
   beforeAll(async () => {
     recorder = await startOpenAiRecorder({ upstream: `${ollama.url}/v1` });
     gateway = await startOpenClaw({
-      provider: { api: "openai-completions", baseUrl: recorder.url, model: ollama.chatModel },
-      plugins: [{ id: "remram-probe", path: probePlugin, config: { marker } }],
+      // A short reply and (through the probe) a short system prompt: SmolLM2 runs on a shared 2-core CPU.
+      provider: { api: "openai-completions", baseUrl: recorder.url, model: ollama.chatModel, maxTokens: 8 },
+      plugins: [
+        {
+          id: "remram-probe",
+          path: probePlugin,
+          config: { marker, systemPrompt: "You are a terse assistant." },
+        },
+      ],
     });
   });
 
@@ -52,6 +59,7 @@ describe("the OpenClaw gateway on the test bed", () => {
     const reply = await sendMessage(gateway.endpoints, {
       text: "Say hello in one short sentence.",
       user: "probe",
+      timeoutMs: 280_000,
     });
 
     const modelCalls = chatCompletionRequests(recorder.requests);
@@ -61,9 +69,14 @@ describe("the OpenClaw gateway on the test bed", () => {
     expect(lastCall?.body).toMatchObject({ model: ollama.chatModel });
     // The plugin was loaded from its folder, got its config, and its before_prompt_build hook ran.
     expect(promptText(lastCall?.body)).toContain(marker);
+    expect(lastCall?.body).toMatchObject({
+      messages: [{ role: "system", content: expect.stringMatching(/^You are a terse assistant\./) }],
+    });
     // The reply is what the model generated, not a gateway error text.
     const generated = completionText(lastCall?.response ?? "").trim();
     expect(generated).not.toBe("");
     expect(reply.trim()).toBe(generated);
-  });
+    // Seen on the shared 2-core machine at load 20: 23 s of gateway preparation, 55 s until SmolLM2's first
+    // byte, then about 5 s per generated token.
+  }, 290_000);
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { deepMerge, type OpenClawConfigInput, openClawConfig, replyText } from "./openclaw.js";
+import {
+  deepMerge,
+  type OpenClawConfigInput,
+  openClawConfig,
+  openClawEnvironment,
+  replyText,
+} from "./openclaw.js";
 
 const input: OpenClawConfigInput = {
   port: 41000,
@@ -108,5 +114,21 @@ describe("the reply of a chat completion", () => {
 
   it("is an error for a body that is not a chat completion", () => {
     expect(() => replyText({ error: { message: "boom" } })).toThrow(/not a chat completion.*boom/);
+  });
+});
+
+describe("the gateway's environment", () => {
+  it("drops vitest's variables and the caller's OPENCLAW_* settings, keeps the rest, and adds the overrides", () => {
+    const environment = openClawEnvironment(
+      {
+        PATH: "/bin",
+        VITEST: "true",
+        NODE_ENV: "test",
+        VITEST_WORKER_ID: "1",
+        OPENCLAW_GATEWAY_TOKEN: "stray",
+      },
+      { HOME: "/run/home", OPENCLAW_SKIP_CHANNELS: "1" },
+    );
+    expect(environment).toEqual({ PATH: "/bin", HOME: "/run/home", OPENCLAW_SKIP_CHANNELS: "1" });
   });
 });

@@ -176,6 +176,43 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * What vitest adds to process.env. OpenClaw is itself tested with vitest and reads VITEST (200+ places in its
+ * dist): with it set, the gateway logged nothing after start and a chat turn never finished.
+ */
+const testRunnerVariables = [
+  "VITEST",
+  "VITEST_MODE",
+  "VITEST_POOL_ID",
+  "VITEST_WORKER_ID",
+  "TEST",
+  "NODE_ENV",
+  "FORCE_TTY",
+  "BASE_URL",
+  "MODE",
+  "DEV",
+  "PROD",
+  "SSR",
+  "JEST_WORKER_ID",
+];
+
+/**
+ * The environment for an OpenClaw process: the caller's, minus the test runner's variables and any OPENCLAW_*
+ * setting of the developer's (a stray OPENCLAW_GATEWAY_TOKEN or OPENCLAW_CONFIG_PATH would win over the
+ * generated config), plus `overrides`.
+ */
+export function openClawEnvironment(
+  callerEnvironment: Readonly<NodeJS.ProcessEnv>,
+  overrides: Readonly<Record<string, string>>,
+): NodeJS.ProcessEnv {
+  const environment: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(callerEnvironment)) {
+    if (testRunnerVariables.includes(key) || key.startsWith("OPENCLAW_")) continue;
+    environment[key] = value;
+  }
+  return { ...environment, ...overrides };
+}
+
 /** Start a gateway and wait until /readyz answers 200 (18-31 s on 2 cores, longer when the machine is busy). */
 export async function startOpenClaw(options: OpenClawOptions): Promise<Started<OpenClawEndpoints>> {
   const port = await freePort();
@@ -204,8 +241,7 @@ export async function startOpenClaw(options: OpenClawOptions): Promise<Started<O
     args: ["gateway", "run"],
     cwd: home,
     detach: options.detach,
-    env: {
-      ...process.env,
+    env: openClawEnvironment(process.env, {
       HOME: home,
       TMPDIR: join(home, "tmp"),
       OPENCLAW_SKIP_CHANNELS: "1",
@@ -215,7 +251,7 @@ export async function startOpenClaw(options: OpenClawOptions): Promise<Started<O
       NODE_COMPILE_CACHE: join(cacheDir, "openclaw-compile-cache"),
       npm_config_update_notifier: "false",
       ...options.env,
-    },
+    }),
   });
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -349,7 +385,10 @@ export async function callGateway(
         String(timeoutMs),
       ],
       // The gateway's own HOME, so the CLI shares its state directory and config.
-      { env: { ...process.env, HOME: endpoints.home, NO_COLOR: "1" }, timeout: timeoutMs + 30_000 },
+      {
+        env: openClawEnvironment(process.env, { HOME: endpoints.home, NO_COLOR: "1" }),
+        timeout: timeoutMs + 30_000,
+      },
     ));
   } catch (error) {
     // The default message repeats the command line, gateway token included; keep only what the CLI said.
