@@ -80,7 +80,10 @@ build_etcd() {
   out="$(mktemp -d)"
   ( cd "$etcd_module" && CGO_ENABLED=0 nice -n 10 go build -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3 ) \
     || die "go build of etcd failed"
-  "$out/etcd" --version | grep -qF "etcd Version: $ETCD_VERSION" || die "the built etcd does not report $ETCD_VERSION"
+  # Capture first: `grep -q` closing the pipe early would fail the pipeline under pipefail.
+  local reported
+  reported="$("$out/etcd" --version)"
+  grep -qF "etcd Version: $ETCD_VERSION" <<<"$reported" || die "the built etcd reports '$reported', expected $ETCD_VERSION"
   mv -f "$out/etcd" "$REMRAM_BIN/etcd"
   rmdir "$out"
   write_stamp etcd "$ETCD_VERSION $(module_digest "$etcd_module")"
@@ -117,7 +120,9 @@ build_kwok() {
   log "building kwok v$KWOK_VERSION (go install, 3-6 min cold)"
   go_install "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION" "-s -w"
   write_kwok_stages
-  "$REMRAM_BIN/kwok" --version 2>&1 | grep -qF "$KWOK_VERSION" || die "the built kwok does not report $KWOK_VERSION"
+  local reported
+  reported="$("$REMRAM_BIN/kwok" --version 2>&1)"
+  grep -qF "$KWOK_VERSION" <<<"$reported" || die "the built kwok reports '$reported', expected $KWOK_VERSION"
   write_stamp kwok "$KWOK_VERSION"
 }
 
@@ -137,7 +142,9 @@ build_helm() {
     flags+=" -X $pkg.k8sVersionMajor=$major -X $pkg.k8sVersionMinor=$minor"
   done
   go_install "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION" "$flags"
-  "$REMRAM_BIN/helm" version --short | grep -qF "v$HELM_VERSION" || die "the built helm does not report v$HELM_VERSION"
+  local reported
+  reported="$("$REMRAM_BIN/helm" version --short)"
+  grep -qF "v$HELM_VERSION" <<<"$reported" || die "the built helm reports '$reported', expected v$HELM_VERSION"
   write_stamp helm "$HELM_VERSION"
 }
 

@@ -203,7 +203,7 @@ describe("the Kubernetes test bed", () => {
         { what: "the policy denying a ConfigMap", timeoutMs: 30_000, intervalMs: 500 },
       );
       expect(denial.code).toBe(422);
-      expect(String(denial.body)).toContain("no forbidden key");
+      expect(denial.message).toContain("no forbidden key");
       await core.createNamespacedConfigMap({
         namespace,
         body: { metadata: { name: "allowed" }, data: { fine: "yes" } },
