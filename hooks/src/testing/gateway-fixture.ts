@@ -65,7 +65,8 @@ export async function startPluginGateway(params: {
           hooks: { timeouts: { agent_end: 60_000 } },
         },
       ],
-      ...(params.extraConfig === undefined ? {} : { extraConfig: params.extraConfig }),
+      // One tool keeps OpenClaw's prompt inside SmolLM2's 8k window (all of them estimate at ~10k tokens).
+      extraConfig: { tools: { allow: ["read"] }, ...params.extraConfig },
     });
   const fixture: PluginGateway = {
     gateway: await start(),
