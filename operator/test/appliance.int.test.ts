@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
-import { binPath } from "../../test/harness/src/paths.js";
+import { binPath, logDir } from "../../test/harness/src/paths.js";
 import { createKwokNode, deleteKwokNode } from "../../test/harness/src/services/kubernetes.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { loadHardwareProfiles } from "../src/appliance/hardware-profiles.js";
@@ -54,7 +54,11 @@ let operator: RunningOperator;
 function operatorOptions(): OperatorOptions {
   return {
     kubeConfig,
-    log: pino({ level: "silent" }),
+    // Warnings (failed reconciles, watch restarts) go to a file next to the test bed's logs.
+    log: pino(
+      { level: "warn" },
+      pino.destination({ dest: join(logDir, `operator-${suffix}.log`), sync: true }),
+    ),
     identity: `test-operator-${suffix}`,
     leaseNamespace: namespace,
     images: defaultImages,

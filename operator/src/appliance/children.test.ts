@@ -1,12 +1,14 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import type { KubeObject } from "../runtime/kube-client.js";
 import {
   type ApplianceContext,
   buildApplianceChildren,
   buildGpuPrerequisites,
   buildOllama,
   buildOpenSearch,
+  keepLiveStorage,
   type OperatorImages,
 } from "./children.js";
 import {
@@ -165,6 +167,38 @@ describe("the appliance's children", () => {
     expect(runtimeClass).toMatchObject({ kind: "RuntimeClass", handler: "nvidia" });
     expect(daemonSet?.metadata.namespace).toBe("kube-system");
     expect(daemonSet?.metadata.ownerReferences).toBeUndefined();
+  });
+});
+
+describe("storage of existing claims", () => {
+  it("keeps the live size and class when the profile would change them", () => {
+    const desired = buildOllama(context({})).find((child) => child.kind === "PersistentVolumeClaim");
+    const live = {
+      ...desired,
+      spec: { resources: { requests: { storage: "50Gi" } }, storageClassName: "local-path" },
+    };
+    const kept = keepLiveStorage(desired as KubeObject, live as KubeObject) as unknown as {
+      spec: { resources: { requests: { storage: string } }; storageClassName: string };
+    };
+    expect(kept.spec.resources.requests.storage).toBe("50Gi");
+    expect(kept.spec.storageClassName).toBe("local-path");
+    expect(keepLiveStorage(desired as KubeObject, undefined)).toBe(desired);
+  });
+
+  it("keeps the live claim templates of the OpenSearch StatefulSet", () => {
+    const desired = buildOpenSearch(context({})).find((child) => child.kind === "StatefulSet") as KubeObject;
+    const live = {
+      ...desired,
+      spec: {
+        volumeClaimTemplates: [
+          { metadata: { name: "data" }, spec: { resources: { requests: { storage: "50Gi" } } } },
+        ],
+      },
+    };
+    const kept = keepLiveStorage(desired, live as KubeObject) as unknown as {
+      spec: { volumeClaimTemplates: { spec: { resources: { requests: { storage: string } } } }[] };
+    };
+    expect(kept.spec.volumeClaimTemplates[0]?.spec.resources.requests.storage).toBe("50Gi");
   });
 });
 

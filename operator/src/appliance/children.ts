@@ -585,6 +585,54 @@ export function buildApplianceChildren(ctx: ApplianceContext): KubeObject[] {
   ];
 }
 
+/**
+ * Storage requests of existing claims stay as they are: a claim's size cannot shrink, growing it needs an
+ * expandable StorageClass, and a StatefulSet's claim templates are immutable. A profile switch (say cpu-only →
+ * moltbox-baseline when a GPU appears) must not turn into a rejected apply on every reconcile.
+ */
+export function keepLiveStorage(desired: KubeObject, live: KubeObject | undefined): KubeObject {
+  if (live === undefined) return desired;
+  type Claim = {
+    metadata?: { name?: string };
+    spec?: { storageClassName?: string; resources?: { requests?: { storage?: string } } };
+  };
+  const adopt = (claim: Claim, current: Claim | undefined): Claim => {
+    const storage = current?.spec?.resources?.requests?.storage;
+    if (storage === undefined || claim.spec === undefined) return claim;
+    const storageClassName = current?.spec?.storageClassName;
+    return {
+      ...claim,
+      spec: {
+        ...claim.spec,
+        resources: { ...claim.spec.resources, requests: { ...claim.spec.resources?.requests, storage } },
+        ...(storageClassName !== undefined ? { storageClassName } : {}),
+      },
+    };
+  };
+  if (desired.kind === "PersistentVolumeClaim") {
+    return adopt(desired as Claim, live as Claim) as KubeObject;
+  }
+  if (desired.kind === "StatefulSet") {
+    const set = desired as KubeObject & { spec: { volumeClaimTemplates?: Claim[] } };
+    const liveTemplates = (live as KubeObject & { spec?: { volumeClaimTemplates?: Claim[] } }).spec
+      ?.volumeClaimTemplates;
+    if (set.spec.volumeClaimTemplates === undefined || liveTemplates === undefined) return desired;
+    return {
+      ...set,
+      spec: {
+        ...set.spec,
+        volumeClaimTemplates: set.spec.volumeClaimTemplates.map((template) =>
+          adopt(
+            template,
+            liveTemplates.find((current) => current.metadata?.name === template.metadata?.name),
+          ),
+        ),
+      },
+    } as KubeObject;
+  }
+  return desired;
+}
+
 // --- GPU node prerequisites -----------------------------------------------------------------------------------
 
 export const devicePluginNamespace = "kube-system";

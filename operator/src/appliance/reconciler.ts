@@ -21,6 +21,7 @@ import {
   cortexTokenKey,
   cortexTokenSecretName,
   hostCheckContainer,
+  keepLiveStorage,
   type OperatorImages,
   requiredModels,
   selectorLabels,
@@ -249,8 +250,9 @@ export class ApplianceReconciler {
       const live =
         cache?.get(object.metadata.namespace, object.metadata.name) ??
         (await this.liveWithoutCache(object, cache));
-      if (live !== undefined && isSubset(withoutUndefined(object), live)) continue;
-      await this.deps.client.apply(withoutUndefined(object));
+      const wanted = withoutUndefined(keepLiveStorage(object, live));
+      if (live !== undefined && isSubset(wanted, live)) continue;
+      await this.deps.client.apply(wanted);
       applied++;
     }
     return applied;

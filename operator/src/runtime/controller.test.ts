@@ -3,6 +3,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { isSubset } from "./apply.js";
 import { Controller } from "./controller.js";
+import { withTypeMeta } from "./informer.js";
 import { decideLease, microTime, nextLeaseSpec } from "./leader-election.js";
 import { OperatorMetrics } from "./metrics.js";
 import { controllerOwnerKey } from "./owner.js";
@@ -106,6 +107,18 @@ describe("lease decisions", () => {
     expect(renewed.leaseTransitions).toBe(4);
     expect(renewed.acquireTime).toBe(taken.acquireTime);
     expect(renewed.renewTime).toBe("2026-01-01T00:00:32.000000Z");
+  });
+});
+
+describe("the informer's list", () => {
+  it("gives listed items the apiVersion and kind that only watch events carry", () => {
+    const items = withTypeMeta({
+      apiVersion: "apps/v1",
+      kind: "DeploymentList",
+      metadata: {},
+      items: [{ metadata: { name: "a" } }],
+    });
+    expect(items).toEqual([{ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "a" } }]);
   });
 });
 

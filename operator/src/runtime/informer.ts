@@ -30,6 +30,19 @@ export interface InformerOptions<T> {
   backoff?: BackoffConfig;
 }
 
+/**
+ * Items of a LIST carry no apiVersion/kind (watch events do). Fill them in from the list, so a cached object looks
+ * the same however it arrived (the reconcilers compare desired objects with cached ones field by field).
+ */
+export function withTypeMeta(list: KubernetesListObject<KubernetesObject>): KubernetesObject[] {
+  const kind = list.kind?.replace(/List$/, "");
+  return (list.items ?? []).map((item) => ({
+    ...item,
+    apiVersion: item.apiVersion ?? list.apiVersion,
+    kind: item.kind ?? kind,
+  }));
+}
+
 const restartBackoff: BackoffConfig = { baseDelayMs: 500, maxDelayMs: 30_000 };
 
 /**
@@ -60,7 +73,7 @@ export class Informer<T extends { metadata?: { name?: string; namespace?: string
         .send<KubernetesListObject<KubernetesObject>>("GET", options.path, {
           query: { labelSelector: options.labelSelector },
         })
-        .then((result) => ({ ...result, items: result.items ?? [] }));
+        .then((result) => ({ ...result, items: withTypeMeta(result) }));
     this.listWatch = new ListWatch(options.path, new Watch(config), list, false, options.labelSelector);
     this.listWatch.on("add", (object) => options.onEvent(object as unknown as T, "add"));
     this.listWatch.on("update", (object) => options.onEvent(object as unknown as T, "update"));
