@@ -93,7 +93,7 @@ describe("the installer's record", () => {
 
 describe("the node's command line", () => {
   it("drops to the installer's user when the harness runs as root", () => {
-    expect(launchCommand(installation, true)).toEqual({
+    expect(launchCommand(installation, true, "/run/node/opensearch.pid")).toEqual({
       command: "setpriv",
       args: [
         "--reuid=remram",
@@ -101,14 +101,16 @@ describe("the node's command line", () => {
         "--init-groups",
         "--",
         `${installation.home}/bin/opensearch`,
+        "-p",
+        "/run/node/opensearch.pid",
       ],
     });
   });
 
   it("runs the start script directly otherwise", () => {
-    expect(launchCommand(installation, false)).toEqual({
+    expect(launchCommand(installation, false, "/run/node/opensearch.pid")).toEqual({
       command: `${installation.home}/bin/opensearch`,
-      args: [],
+      args: ["-p", "/run/node/opensearch.pid"],
     });
   });
 });

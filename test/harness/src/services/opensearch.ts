@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { cacheDir, pidDir, repoRoot, runDir } from "../paths.js";
+import { cacheDir, repoRoot, runDir } from "../paths.js";
 import { freePort } from "../ports.js";
 import { isAlive, type ManagedProcess, spawnService } from "../process.js";
 import { httpReady, waitFor } from "../wait.js";
@@ -88,13 +88,18 @@ export function asUser(user: string, argv: readonly string[]): { command: string
   return { command: "setpriv", args: [`--reuid=${user}`, `--regid=${user}`, "--init-groups", "--", ...argv] };
 }
 
-/** The command line that starts the node; as root, as the installer's user (its JVM then leads the process group). */
+/**
+ * The command line that starts the node, which writes its PID to `pidFile` (and removes it on shutdown); as root,
+ * as the installer's user (its JVM then leads the process group).
+ */
 export function launchCommand(
   installation: OpenSearchInstallation,
   runningAsRoot: boolean,
+  pidFile: string,
 ): { command: string; args: string[] } {
   const script = join(installation.home, "bin", "opensearch");
-  return runningAsRoot ? asUser(installation.runAs, [script]) : { command: script, args: [] };
+  const args = ["-p", pidFile];
+  return runningAsRoot ? asUser(installation.runAs, [script, ...args]) : { command: script, args };
 }
 
 /** Whether a node failed because another process took its port between freePort() and the bind. */
@@ -115,13 +120,15 @@ function readInstallation(): OpenSearchInstallation {
 
 const runningAsRoot = (): boolean => process.getuid?.() === 0;
 
-/** Node dirs are named after their HTTP port; one is stale once its recorded process is gone. */
+/** Node dirs are named after their HTTP port; one is stale once the node that wrote its PID file is gone. */
 const freshDirPrefix = "opensearch-";
+const nodePidFile = "opensearch.pid";
 const staleAfterMs = 15 * 60_000;
 
 /**
- * Remove node dirs that no live node uses (a crashed run's leftovers). A dir younger than staleAfterMs is kept:
- * a start in parallel may have created it and not yet written its PID file.
+ * Remove node dirs that no live node uses (a crashed run's leftovers). The node's own PID file inside the dir
+ * decides, not .remram/pids, which `make infra-down` and others clear. A dir younger than staleAfterMs is kept:
+ * a start in parallel may have created it and its JVM not yet written the PID file.
  */
 function pruneStaleNodeDirs(now: number): void {
   let entries: string[];
@@ -132,7 +139,7 @@ function pruneStaleNodeDirs(now: number): void {
   }
   for (const entry of entries) {
     const dir = join(runDir, entry);
-    const pid = recordedPid(join(pidDir, `${entry}.pid`));
+    const pid = recordedPid(join(dir, nodePidFile));
     if (pid !== undefined && isAlive(pid)) continue;
     if (now - statSync(dir).mtimeMs < staleAfterMs) continue;
     rmSync(dir, { recursive: true, force: true });
@@ -208,7 +215,7 @@ async function startNode(
     logsDir: join(nodeDir, "logs"),
   };
   prepareNodeDir(installation, nodeDir, settings);
-  const { command, args } = launchCommand(installation, runningAsRoot());
+  const { command, args } = launchCommand(installation, runningAsRoot(), join(nodeDir, nodePidFile));
   const node = spawnService({
     name: `opensearch-${httpPort}`,
     command,
