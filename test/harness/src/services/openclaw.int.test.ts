@@ -69,13 +69,16 @@ describe("the OpenClaw gateway on the test bed", () => {
     expect(lastCall?.body).toMatchObject({ model: ollama.chatModel });
     // The plugin was loaded from its folder, got its config, and its before_prompt_build hook ran.
     expect(promptText(lastCall?.body)).toContain(marker);
-    expect(lastCall?.body).toMatchObject({
-      messages: [{ role: "system", content: expect.stringMatching(/^You are a terse assistant\./) }],
-    });
-    // The reply is what the model generated, not a gateway error text.
+    expect(lastCall?.body).toHaveProperty(["messages", 0, "role"], "system");
+    expect(lastCall?.body).toHaveProperty(
+      ["messages", 0, "content"],
+      expect.stringMatching(/^You are a terse assistant\./),
+    );
+    // The reply is what the model generated, not a gateway error text. With max_tokens reached, OpenClaw
+    // appends "⚠️ Reply truncated at the model's output token limit…" after it.
     const generated = completionText(lastCall?.response ?? "").trim();
     expect(generated).not.toBe("");
-    expect(reply.trim()).toBe(generated);
+    expect(reply.slice(0, generated.length)).toBe(generated);
     // Seen on the shared 2-core machine at load 20: 23 s of gateway preparation, 55 s until SmolLM2's first
     // byte, then about 5 s per generated token.
   }, 290_000);
