@@ -5,11 +5,11 @@
  *     for each corpus size in BENCH_RETRIEVE_SIZES (default "10000"; "10000,100000" for the full run).
  * Writes bench/results/retrieve.json.
  *
- * The latency corpus draws from a pool of BENCH_POOL (default 120) distinct generated statements, each object with
+ * The latency corpus draws from a pool of BENCH_POOL (default 100) distinct generated statements, each object with
  * its own "ref" suffix, so the bench embeds the pool once and writes the objects with bulk requests: the test bed's
  * CPU Ollama embeds about one text per second on this shared 2-core machine. Queries are all distinct, so every
  * "with embedding" request pays for its own query embedding; those runs use fewer requests for the same reason.
- * Quality uses the labelled corpus sampled to BENCH_QUALITY_PER_TEMPLATE (default 8) facts per template.
+ * Quality uses the labelled corpus sampled to BENCH_QUALITY_PER_TEMPLATE (default 5) facts per template.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -34,8 +34,8 @@ import { answerRanks, rankers, summarize } from "../cortex/test/fixtures/quality
 
 const sizes = (process.env.BENCH_RETRIEVE_SIZES ?? "10000").split(",").map(Number);
 const concurrencies = [1, 4, 16];
-const poolSize = Number(process.env.BENCH_POOL ?? 120);
-const qualityPerTemplate = Number(process.env.BENCH_QUALITY_PER_TEMPLATE ?? 8);
+const poolSize = Number(process.env.BENCH_POOL ?? 100);
+const qualityPerTemplate = Number(process.env.BENCH_QUALITY_PER_TEMPLATE ?? 5);
 const token = "bench-token-0123456789abcdef";
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
 const now = new Date();

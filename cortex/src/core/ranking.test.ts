@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { dimensionPolicy } from "../schemas/dimensions.js";
 import {
   dimensionOverlap,
+  featureInfluence,
   featureScores,
   type RankableDoc,
   rankCandidates,
@@ -95,7 +96,7 @@ describe("hybrid ranking", () => {
     expect(dimensionOverlap(["project:remram"], [])).toBe(0);
   });
 
-  it("keeps the feature multiplier within (0, 1] for any features", () => {
+  it("keeps the feature multiplier within 1 ± featureInfluence/2 for any features", () => {
     fc.assert(
       fc.property(
         fc.double({ min: 0, max: 1, noNaN: true }),
@@ -103,7 +104,7 @@ describe("hybrid ranking", () => {
         fc.constantFrom("user", "tool", "reflection", "dream", "transcript", "artifact", "import" as const),
         (confidence, usageCount, source) => {
           const { multiplier } = featureScores(doc("x", { confidence, usageCount, source }), context);
-          return multiplier > 0 && multiplier <= 1;
+          return multiplier >= 1 - featureInfluence / 2 && multiplier <= 1 + featureInfluence / 2;
         },
       ),
     );

@@ -58,8 +58,14 @@ export interface RankingContext {
   hints: readonly string[];
 }
 
-/** The RRF constant of Cormack et al.; large enough that rank 1 and rank 2 differ by little. */
-export const rrfK = 60;
+/**
+ * The RRF constant. Cormack et al. use 60 for long result lists; our lists are 40–100 candidates and the top few
+ * matter most, and on the labelled corpus k = 10 gave a higher MRR than 60 (docs/cortex-ranking.md).
+ */
+export const rrfK = 10;
+
+/** How far rank features may move a fused score: the multiplier stays within 1 ± featureInfluence / 2. */
+export const featureInfluence = 0.1;
 
 /** Usage saturates: 63 retrievals count as much as a thousand. */
 const usageSaturation = 63;
@@ -102,16 +108,19 @@ export function featureScores(doc: RankableDoc, context: RankingContext): Featur
   const usage = usageScore(doc.usageCount);
   const trust = provenanceTrust[doc.source];
   const overlap = dimensionOverlap(doc.dimensionTags, context.hints);
-  // A weighted mean in (0, 1]: features reorder candidates of similar relevance, they cannot create relevance.
-  const weightSum = 1 + w.confidence + w.recency + w.usage + w.provenanceTrust + w.dimensionOverlap;
-  const multiplier =
-    (1 +
-      w.confidence * confidence +
-      w.recency * recency +
-      w.usage * usage +
-      w.provenanceTrust * trust +
-      w.dimensionOverlap * overlap) /
-    weightSum;
+  const weightSum = w.confidence + w.recency + w.usage + w.provenanceTrust + w.dimensionOverlap;
+  const mean =
+    weightSum === 0
+      ? 0.5
+      : (w.confidence * confidence +
+          w.recency * recency +
+          w.usage * usage +
+          w.provenanceTrust * trust +
+          w.dimensionOverlap * overlap) /
+        weightSum;
+  // A nudge of at most ±featureInfluence/2 around 1: features reorder candidates of similar relevance, they
+  // cannot outweigh relevance (measured: a wider swing scrambled RRF's small rank gaps, docs/cortex-ranking.md).
+  const multiplier = 1 + featureInfluence * (mean - 0.5);
   return { confidence, recency, usage, provenanceTrust: trust, dimensionOverlap: overlap, multiplier };
 }
 
