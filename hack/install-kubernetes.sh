@@ -39,10 +39,16 @@ kube_ldflags() {
   [ -n "$build_date" ] || die "could not read the publication time of k8s.io/kubernetes@v$KUBERNETES_VERSION"
   local flags="-s -w" pkg
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    flags+=" -X $pkg.gitVersion=v$KUBERNETES_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+    # gitCommit is left empty: the module carries no commit hash, and the default is the literal "$Format:%H$".
+    flags+=" -X $pkg.gitVersion=v$KUBERNETES_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitCommit="
     flags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$build_date"
   done
   printf '%s' "$flags"
+}
+
+# Version, wrapper module and link flags: a change to any of them rebuilds (relinks, with a warm cache).
+kube_fingerprint() {
+  printf '%s %s %s' "$KUBERNETES_VERSION" "$(module_digest "$kube_module")" "$(kube_ldflags | sha256sum | cut -c1-16)"
 }
 
 kube_binaries_present() {
@@ -69,7 +75,7 @@ build_kube() {
   local name
   for name in "${kube_binaries[@]}"; do mv -f "$out/$name" "$REMRAM_BIN/$name"; done
   rmdir "$out"
-  write_stamp kubernetes "$KUBERNETES_VERSION $(module_digest "$kube_module")"
+  write_stamp kubernetes "$(kube_fingerprint)"
 }
 
 build_etcd() {
@@ -152,7 +158,7 @@ require_cmd go "the Kubernetes test bed is built from Go modules (go >= 1.26)"
 require_cmd python3 "reads 'go mod download -json' output"
 started=$SECONDS
 
-if stamp_matches kubernetes "$KUBERNETES_VERSION $(module_digest "$kube_module")" && kube_binaries_present; then
+if stamp_matches kubernetes "$(kube_fingerprint)" && kube_binaries_present; then
   log "kube-apiserver, kube-controller-manager, kube-scheduler, kubectl v$KUBERNETES_VERSION already built"
 else
   timed build_kube
