@@ -282,7 +282,10 @@ export async function deleteKwokNode(
   }
 }
 
-/** Remove per-instance directories of earlier runs whose etcd is gone (each holds 60+ MB of preallocated WAL). */
+/**
+ * Remove per-instance directories of earlier runs (each holds 60+ MB of preallocated etcd WAL). One is stale when
+ * neither the process that created it (still starting) nor its etcd (running, possibly detached) is alive.
+ */
 function removeStaleInstances(): void {
   let entries: string[];
   try {
@@ -291,11 +294,17 @@ function removeStaleInstances(): void {
     return;
   }
   for (const entry of entries) {
-    const ownerFile = join(runDir, entry, "etcd.pid");
-    const pid = existsSync(ownerFile) ? Number.parseInt(readFileSync(ownerFile, "utf8"), 10) : Number.NaN;
-    if (!Number.isInteger(pid) || !isAlive(pid))
+    const pids = ["owner.pid", "etcd.pid"].map((name) => readPid(join(runDir, entry, name)));
+    if (!pids.some((pid) => pid !== undefined && isAlive(pid))) {
       rmSync(join(runDir, entry), { recursive: true, force: true });
+    }
   }
+}
+
+function readPid(path: string): number | undefined {
+  if (!existsSync(path)) return undefined;
+  const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
+  return Number.isInteger(pid) && pid > 1 ? pid : undefined;
 }
 
 function writeCredentials(layout: ControlPlaneLayout, identities: Record<string, TokenIdentity>): void {
@@ -342,6 +351,8 @@ export async function startKubernetes(options: StartOptions = {}): Promise<Start
     stagesFile: kwokStagesFile,
   };
   rmSync(layout.dir, { recursive: true, force: true });
+  mkdirSync(layout.dir, { recursive: true });
+  writeFileSync(join(layout.dir, "owner.pid"), `${process.pid}\n`);
   const identities = {
     admin: { token: newToken(), user: "remram-admin", groups: ["system:masters"] },
     "kube-controller-manager": { token: newToken(), user: "system:kube-controller-manager", groups: [] },
