@@ -60,9 +60,10 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
     if (last === undefined) throw new Error(`the model never received "${question}"`);
     return last;
   };
-  const metrics = () => readMetrics(fixture.metricsUrl);
-  const send = (text: string, user: string) =>
-    sendMessage(fixture.gateway.endpoints, { text, user, timeoutMs: turnTimeoutMs });
+  const metrics = (of: PluginGateway = fixture) => readMetrics(of.metricsUrl);
+  const send = (text: string, user: string, via: PluginGateway = fixture) =>
+    sendMessage(via.gateway.endpoints, { text, user, timeoutMs: turnTimeoutMs });
+  let startGateway: (withTools: boolean) => Promise<PluginGateway>;
 
   beforeAll(async () => {
     cortex = await cortexProcess({ opensearchUrl: opensearch.url, ollamaUrl: ollama.url });
@@ -89,16 +90,21 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
         seed("bob", "seed-bob-boat", "Bob's sailing boat is named Albatross."),
       ],
     });
-    fixture = await startPluginGateway({
-      ollama,
-      config: ({ metricsPort, queueDir }) => ({
-        cortex: { url: proxy.url, tokenFile, retrieveTimeoutMs },
-        principals: { identities: { "openai-user:alice": "alice", "openai-user:bob": "bob" } },
-        queue: { path: queueDir, drainIntervalMs: 250, backoffInitialMs: 250, backoffMaxMs: 2_000 },
-        reflection: { runTimeoutMs: 120_000 },
-        metrics: { port: metricsPort },
-      }),
-    });
+    startGateway = (withTools) =>
+      startPluginGateway({
+        ollama,
+        withTools,
+        config: ({ metricsPort, queueDir }) => ({
+          cortex: { url: proxy.url, tokenFile, retrieveTimeoutMs },
+          principals: { identities: { "openai-user:alice": "alice", "openai-user:bob": "bob" } },
+          queue: { path: queueDir, drainIntervalMs: 250, backoffInitialMs: 250, backoffMaxMs: 2_000 },
+          reflection: { runTimeoutMs: 120_000 },
+          metrics: { port: metricsPort },
+        }),
+      });
+    // Without tools OpenClaw's prompt stays small enough for SmolLM2 on a shared CPU; the capture test starts
+    // its own tool-capable gateway.
+    fixture = await startGateway(false);
     console.log(`gateway log: ${fixture.gateway.processes[0]?.logFile}; Cortex at ${cortex.url}`);
   }, testTimeoutMs);
 
@@ -147,52 +153,57 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
   it(
     "keeps replying while Cortex is dead, queues the tool result on disk, and delivers it exactly once after a gateway restart",
     async () => {
-      const note = "The spare key hides under the blue flowerpot by the shed.";
-      writeFileSync(join(fixture.gateway.endpoints.home, "workspace", "NOTES.md"), `${note}\n`);
-      await cortex.kill();
+      const tools = await startGateway(true);
+      try {
+        const note = "The spare key hides under the blue flowerpot by the shed.";
+        writeFileSync(join(tools.gateway.endpoints.home, "workspace", "NOTES.md"), `${note}\n`);
+        await cortex.kill();
 
-      const started = Date.now();
-      const reply = await send('Read my notes file. [[tool:read {"path":"NOTES.md"}]]', "alice");
-      expect(reply.trim()).not.toBe("");
-      console.log(`reply with Cortex dead after ${Date.now() - started} ms`);
-      expect(fixture.relay.toolCallsIssued()).toBe(1);
-      const queued = queuedCaptures(fixture.queueDir);
-      expect(queued).toHaveLength(1);
-      const event = queued[0]?.payload ?? {};
-      expect(event).toMatchObject({
-        kind: "tool_result",
-        tool: "read",
-        scope: "user",
-        owner: { userId: "alice" },
-      });
-      expect(String(event.output)).toContain(note);
-      const key = String(event.provenanceKey);
-      const before = await metrics();
-      expect(
-        metricValue(before, "remram_hooks_injection_skips_total", 'reason="cortex_error"'),
-      ).toBeGreaterThanOrEqual(1);
-      expect(metricValue(before, "remram_hooks_queue_depth", 'queue="capture"')).toBe(1);
+        const started = Date.now();
+        const reply = await send('Read my notes file. [[tool:read {"path":"NOTES.md"}]]', "alice", tools);
+        expect(reply.trim()).not.toBe("");
+        console.log(`reply with Cortex dead after ${Date.now() - started} ms`);
+        expect(tools.relay.toolCallsIssued()).toBe(1);
+        const queued = queuedCaptures(tools.queueDir);
+        expect(queued).toHaveLength(1);
+        const event = queued[0]?.payload ?? {};
+        expect(event).toMatchObject({
+          kind: "tool_result",
+          tool: "read",
+          scope: "user",
+          owner: { userId: "alice" },
+        });
+        expect(String(event.output)).toContain(note);
+        const key = String(event.provenanceKey);
+        const before = await metrics(tools);
+        expect(
+          metricValue(before, "remram_hooks_injection_skips_total", 'reason="cortex_error"'),
+        ).toBeGreaterThanOrEqual(1);
+        expect(metricValue(before, "remram_hooks_queue_depth", 'queue="capture"')).toBe(1);
 
-      await fixture.stopGateway();
-      await fixture.startGateway();
-      expect(queuedCaptures(fixture.queueDir)).toHaveLength(1);
-      await waitFor(() => metrics().catch(() => undefined), {
-        what: "metrics after the restart",
-        timeoutMs: 60_000,
-      });
-      await cortex.start();
-      await waitFor(async () => (queuedCaptures(fixture.queueDir).length === 0 ? true : undefined), {
-        what: "the capture queue to drain into Cortex",
-        timeoutMs: 60_000,
-        intervalMs: 500,
-      });
-      expect(metricValue(await metrics(), "remram_hooks_ingested_total")).toBe(1);
-      const stored = await chunksWithKey(key);
-      expect(stored).toBeGreaterThan(0);
-      // Delivered again (a crash between Cortex's answer and the queue file's removal): Cortex keeps one copy.
-      const again = await cortexPost("/ingest", { events: [event] });
-      expect(again).toMatchObject({ created: 0, duplicates: 1 });
-      expect(await chunksWithKey(key)).toBe(stored);
+        await tools.stopGateway();
+        await tools.startGateway();
+        expect(queuedCaptures(tools.queueDir)).toHaveLength(1);
+        await waitFor(() => metrics(tools).catch(() => undefined), {
+          what: "metrics after the restart",
+          timeoutMs: 60_000,
+        });
+        await cortex.start();
+        await waitFor(async () => (queuedCaptures(tools.queueDir).length === 0 ? true : undefined), {
+          what: "the capture queue to drain into Cortex",
+          timeoutMs: 60_000,
+          intervalMs: 500,
+        });
+        expect(metricValue(await metrics(tools), "remram_hooks_ingested_total")).toBe(1);
+        const stored = await chunksWithKey(key);
+        expect(stored).toBeGreaterThan(0);
+        // Delivered again (a crash between Cortex's answer and the queue file's removal): Cortex keeps one copy.
+        const again = await cortexPost("/ingest", { events: [event] });
+        expect(again).toMatchObject({ created: 0, duplicates: 1 });
+        expect(await chunksWithKey(key)).toBe(stored);
+      } finally {
+        await tools.stop();
+      }
     },
     testTimeoutMs,
   );
@@ -246,10 +257,7 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
     async () => {
       for (const mode of ["garbage", "error500", "hang"] as const) {
         proxy.setMode(mode);
-        const reply = await sendMessage(fixture.gateway.endpoints, {
-          text: `Say something kind (${mode}).`,
-          user: "bob",
-        });
+        const reply = await send(`Say something kind (${mode}).`, "bob");
         expect(reply.trim()).not.toBe("");
       }
       proxy.setMode("forward");

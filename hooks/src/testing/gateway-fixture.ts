@@ -39,6 +39,8 @@ export interface PluginGateway {
 export async function startPluginGateway(params: {
   ollama: OllamaEndpoints;
   config: (ports: { metricsPort: number; queueDir: string }) => PluginConfigInput;
+  /** Offer the model the `read` tool (for tool-result capture); without tools SmolLM2's prompt is far smaller. */
+  withTools: boolean;
   extraConfig?: Record<string, unknown>;
 }): Promise<PluginGateway> {
   await bundlePlugin();
@@ -54,8 +56,10 @@ export async function startPluginGateway(params: {
         api: "openai-completions",
         baseUrl: recorder.url,
         model: params.ollama.chatModel,
-        supportsTools: true,
+        supportsTools: params.withTools,
         contextWindow: 8192,
+        // Short answers: what is asserted is what the model received, and CPU time is shared.
+        maxTokens: 48,
       },
       plugins: [
         {
