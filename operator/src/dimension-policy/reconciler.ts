@@ -66,7 +66,8 @@ export class DimensionPolicyReconciler {
     try {
       const cortex = await this.deps.cortex.clientFor(namespace, spec.applianceRef.name);
       const upToDate = synced?.status === "True" && policy.status?.observedGeneration === generation;
-      const inForce = upToDate ? await cortex.currentHash() : undefined;
+      // A Cortex that cannot say what it holds gets the policy again (PUT is idempotent) rather than a False.
+      const inForce = upToDate ? await cortex.currentHash().catch(() => undefined) : undefined;
       if (!upToDate || inForce !== appliedHash) {
         appliedHash = (await cortex.putDimensions(dimensionsBody(spec))).appliedHash;
       }
