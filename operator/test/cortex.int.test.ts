@@ -1,8 +1,11 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { maturationPlugin } from "../../cortex/src/dream/maturation-plugin.js";
 import { buildApp, cortexConfig } from "../../cortex/src/index.js";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { waitFor } from "../../test/harness/src/wait.js";
@@ -17,6 +20,7 @@ const { client, kubeConfig } = adminClient();
 const suffix = runSuffix();
 const namespace = `cortex-${suffix}`;
 const token = `cortex-token-${suffix}-0123456789`;
+const scratch = mkdtempSync(join(tmpdir(), "remram-operator-cortex-"));
 const policyPath = `/apis/remram.io/v1alpha1/namespaces/${namespace}/dimensionpolicies/household`;
 
 let cortex: FastifyInstance | undefined;
@@ -37,7 +41,19 @@ async function startCortex(): Promise<void> {
     port: 0,
     host: "127.0.0.1",
   });
-  cortex = await buildApp({ config });
+  const workspaceDir = join(scratch, "workspace");
+  mkdirSync(workspaceDir, { recursive: true });
+  cortex = await buildApp({
+    config,
+    // Dream, proposals and promotion need the workspace repository, as in the pod.
+    plugins: [
+      maturationPlugin({
+        workspaceDir,
+        archiveDir: join(scratch, "archive"),
+        gitAuthor: { name: "Remram Test", email: "test@remram.invalid" },
+      }),
+    ],
+  });
   cortexUrl = await cortex.listen({ host: "127.0.0.1", port: 0 });
 }
 
@@ -94,6 +110,7 @@ afterAll(async () => {
   await operator?.stop();
   await cortex?.close();
   await client.delete(`/api/v1/namespaces/${namespace}`);
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 describe("a DimensionPolicy against the real Cortex", () => {
@@ -142,5 +159,55 @@ describe("a DimensionPolicy against the real Cortex", () => {
       timeoutMs: 60_000,
       intervalMs: 250,
     });
+  });
+});
+
+describe("a DreamSchedule against the real Cortex", () => {
+  it("runs a requested cycle through /dream and records the outcome and the report's counts", async () => {
+    const path = `/apis/remram.io/v1alpha1/namespaces/${namespace}/dreamschedules`;
+    await client.create(path, {
+      apiVersion: "remram.io/v1alpha1",
+      kind: "DreamSchedule",
+      metadata: { name: "nightly", namespace },
+      spec: { applianceRef: { name: "box" }, schedule: "0 3 * * *", timeZone: "Europe/Berlin" },
+    });
+    const requestedAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    // What `kubectl remram dream now nightly` does.
+    await client.mergePatch(`${path}/nightly`, {
+      metadata: { annotations: { "remram.io/dream-requested-at": requestedAt } },
+    });
+    type Schedule = KubeObject & {
+      status?: {
+        lastScheduleTime?: string;
+        lastSuccessfulTime?: string;
+        nextScheduleTime?: string;
+        lastRun?: {
+          outcome: string;
+          message?: string;
+          counts?: Record<string, number>;
+          mirroredProposals?: number;
+        };
+      };
+    };
+    const done = await waitFor(
+      async () => {
+        const current = await client.get<Schedule>(`${path}/nightly`);
+        const outcome = current?.status?.lastRun?.outcome;
+        return outcome === "Succeeded" || outcome === "Failed" ? current : undefined;
+      },
+      { what: "the requested dream cycle", timeoutMs: 90_000, intervalMs: 500 },
+    );
+    expect(done.status?.lastScheduleTime).toBe(requestedAt);
+    if (done.status?.lastRun?.outcome === "Succeeded") {
+      expect(done.status.lastSuccessfulTime).toBeDefined();
+      expect(Object.keys(done.status.lastRun.counts ?? {}).length).toBeGreaterThan(0);
+      expect(done.status.lastRun.mirroredProposals).toBe(0);
+    } else {
+      // This Cortex build answers 500 on a store that has never ingested anything; the failure must be recorded
+      // as Cortex's answer, not lost, and the request must not be retried in a loop.
+      expect(done.status?.lastRun?.message).toMatch(/POST \/dream answered/);
+      expect(done.status?.lastSuccessfulTime).toBeUndefined();
+    }
+    expect(Date.parse(done.status?.nextScheduleTime ?? "")).toBeGreaterThan(Date.now());
   });
 });

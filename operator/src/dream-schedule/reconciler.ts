@@ -112,6 +112,7 @@ export class DreamScheduleReconciler {
         nowMs,
         running: this.runs.has(key),
         ...requestedAt(schedule),
+        ...(previous.lastScheduleTime ? { lastRunMs: Date.parse(previous.lastScheduleTime) } : {}),
       });
       if (decision.nextMs !== undefined) {
         status.nextScheduleTime = iso(decision.nextMs);

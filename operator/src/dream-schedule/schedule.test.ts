@@ -66,7 +66,18 @@ describe("dream scheduling", () => {
       action: "run",
       scheduledMs: requestedMs,
     });
-    expect(decideRun(input({ requestedMs, lastScheduleMs: requestedMs }))).toMatchObject({ action: "wait" });
+    expect(
+      decideRun(input({ requestedMs, lastScheduleMs: requestedMs, lastRunMs: requestedMs })),
+    ).toMatchObject({
+      action: "wait",
+    });
+  });
+
+  it("runs a request made in the same second the schedule was created", () => {
+    const createdMs = at("2026-01-01T10:00:00Z");
+    expect(decideRun(input({ lastScheduleMs: createdMs, requestedMs: createdMs }))).toMatchObject({
+      action: "run",
+    });
   });
 
   it("does nothing while suspended", () => {

@@ -35,6 +35,8 @@ export interface ScheduleInput {
   running: boolean;
   /** `kubectl remram dream now`: a manual request (annotation time); honoured once, even while suspended. */
   requestedMs?: number;
+  /** status.lastScheduleTime only (undefined before the first run): a request is new when it is later than that. */
+  lastRunMs?: number;
 }
 
 export type ScheduleDecision =
@@ -53,7 +55,7 @@ export function decideRun(input: ScheduleInput): ScheduleDecision {
   const nextMs = nextAfter(input.nowMs);
   const requested =
     input.requestedMs !== undefined &&
-    input.requestedMs > input.lastScheduleMs &&
+    (input.lastRunMs === undefined || input.requestedMs > input.lastRunMs) &&
     input.requestedMs <= input.nowMs
       ? input.requestedMs
       : undefined;
