@@ -11,6 +11,7 @@ import {
 import { captureToolResult } from "./capture.js";
 import { parsePluginConfig } from "./config.js";
 import { RetrieveResponseSchema } from "./cortex-contract.js";
+import { blocksCloud } from "./injection.js";
 import { derivePrincipal } from "./principal.js";
 import { toCortexDelta } from "./reflection.js";
 
@@ -75,10 +76,29 @@ describe("the hooks' side of the Cortex contract", () => {
     const answer = retrieveResponse.parse({
       bundle: { text: "x", tokens: 1, tokenBudget: 100, sections: [] },
       facts: [
-        { id: "f", statement: "Likes tea", type: "preference", confidence: 0.7, score: 1, dimensions: {} },
+        {
+          id: "f",
+          statement: "Likes tea",
+          type: "preference",
+          confidence: 0.7,
+          score: 1,
+          dimensions: {},
+          scope: "household",
+          privacy: "household",
+        },
       ],
       chunks: [
-        { id: "c", level: "L2", sourceId: "s", sourceKind: "turn", text: "t", score: 1, expandedFrom: null },
+        {
+          id: "c",
+          level: "L2",
+          sourceId: "s",
+          sourceKind: "turn",
+          text: "t",
+          score: 1,
+          expandedFrom: null,
+          scope: "user",
+          privacy: "private",
+        },
       ],
       artifactRefs: [{ sourceId: "a", path: null, title: null }],
       aggregateConfidence: 0.7,
@@ -90,6 +110,9 @@ describe("the hooks' side of the Cortex contract", () => {
     });
     const read = RetrieveResponseSchema.parse(answer);
     expect(read.facts[0]).toMatchObject({ id: "f", statement: "Likes tea", type: "preference" });
+    // Cortex reports each item's scope and privacy: the household fact may reach a cloud model, the chunk not.
+    expect(blocksCloud({ ...read, chunks: [] }, false)).toBe(false);
+    expect(blocksCloud(read, false)).toBe(true);
     expect(read.liveState.detected).toBe(true);
     expect(ingestResponse.shape).toHaveProperty("created");
   });

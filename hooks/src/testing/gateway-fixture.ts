@@ -70,7 +70,7 @@ export async function startPluginGateway(params: {
         },
       ],
       // One tool keeps OpenClaw's prompt inside SmolLM2's 8k window (all of them estimate at ~10k tokens).
-      extraConfig: { tools: { allow: ["read"] }, ...params.extraConfig },
+      extraConfig: { ...(params.withTools ? { tools: { allow: ["read"] } } : {}), ...params.extraConfig },
     });
   const fixture: PluginGateway = {
     gateway: await start(),
