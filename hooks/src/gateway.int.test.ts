@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
@@ -112,6 +112,8 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
     await fixture?.stop();
     await proxy?.stop();
     await cortex?.stop();
+    if (cortex !== undefined)
+      rmSync(join(runDir, `hooks-token-${cortex.indexPrefix}`), { recursive: true, force: true });
   }, testTimeoutMs);
 
   it(

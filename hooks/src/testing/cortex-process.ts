@@ -3,7 +3,7 @@
  * prefix, against the test bed's OpenSearch (and Ollama for embeddings).
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot, runDir } from "../../../test/harness/src/paths.js";
 import { freePort } from "../../../test/harness/src/ports.js";
@@ -77,6 +77,7 @@ export async function cortexProcess(params: {
     async stop() {
       await current?.stop();
       current = undefined;
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
