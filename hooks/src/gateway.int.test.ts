@@ -135,8 +135,8 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
     async () => {
       const aliceQuestion = "What is my cat called, and what is my boat named?";
       const bobQuestion = "Remind me what my boat is named, and my cat.";
-      await send(aliceQuestion, "alice");
-      await send(bobQuestion, "bob");
+      // Both turns reach the model before either's background reflection run queues behind them.
+      await Promise.all([send(aliceQuestion, "alice"), send(bobQuestion, "bob")]);
 
       const alicePrompt = modelRequestFor(aliceQuestion);
       expect(alicePrompt).toContain(blockBegin);
