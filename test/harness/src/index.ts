@@ -1,6 +1,6 @@
+export { cacheDir, repoRoot, stateDir } from "./paths.js";
 export { freePort } from "./ports.js";
 export { type ManagedProcess, spawnService, stopAllRecorded, stopProcessGroup } from "./process.js";
-export { cacheDir, repoRoot, stateDir } from "./paths.js";
 export { startKubernetes } from "./services/kubernetes.js";
 export { startOllama } from "./services/ollama.js";
 export { startOpenClaw } from "./services/openclaw.js";

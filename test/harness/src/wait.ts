@@ -23,7 +23,9 @@ export async function waitFor<T>(check: () => Promise<T | undefined>, options: W
       lastError = error instanceof Error ? error.message : String(error);
     }
     if (Date.now() > deadline) {
-      throw new Error(`${options.what} not ready after ${options.timeoutMs} ms${lastError ? `: ${lastError}` : ""}`);
+      throw new Error(
+        `${options.what} not ready after ${options.timeoutMs} ms${lastError ? `: ${lastError}` : ""}`,
+      );
     }
     await sleep(options.intervalMs ?? 250);
   }
