@@ -84,6 +84,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   const store = createStore({
     url: config.opensearchUrl,
+    ...(config.opensearchCredentials ? { credentials: config.opensearchCredentials } : {}),
     indexPrefix: config.indexPrefix,
     embedDimensions: config.embedDimensions,
   });
@@ -138,6 +139,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       retrieveTimeoutMs: config.retrieveTimeoutMs,
       recencyHalfLifeDays: config.recencyHalfLifeDays,
       lowConfidenceThreshold: config.lowConfidenceThreshold,
+      candidates: config.retrieveCandidates,
       minVectorSimilarity: options.minVectorSimilarity ?? 0.2,
     },
     clock,

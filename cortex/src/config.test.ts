@@ -30,6 +30,36 @@ describe("configuration", () => {
     expect(config.gitAuthorName).toBe("Box");
   });
 
+  it("reads an external OpenSearch's credentials from the mounted Secret and the candidates from REMRAM_TOP_K", () => {
+    const files: Record<string, string> = {
+      "/run/os/username": "remram\n",
+      "/run/os/password": "s3cret-value\n",
+    };
+    const config = loadConfig(
+      {
+        REMRAM_OPENSEARCH_URL: "https://search.lan:9200",
+        REMRAM_OPENSEARCH_CREDENTIALS_DIR: "/run/os",
+        REMRAM_TOP_K: "24",
+        CORTEX_TOKEN: token,
+      },
+      (path) => files[path] ?? "",
+    );
+    expect(config.opensearchCredentials).toEqual({ username: "remram", password: "s3cret-value" });
+    expect(config.retrieveCandidates).toBe(24);
+    expect(() =>
+      loadConfig(
+        {
+          CORTEX_OPENSEARCH_URL: "http://os:9200",
+          CORTEX_TOKEN: token,
+          CORTEX_OPENSEARCH_CREDENTIALS_DIR: "/none",
+        },
+        () => {
+          throw new Error("ENOENT");
+        },
+      ),
+    ).toThrowError("OpenSearch credentials in /none: ENOENT");
+  });
+
   it("prefers the token file, trimmed, over the variable", () => {
     const config = loadConfig(
       {

@@ -8,6 +8,11 @@ export const cortexConfig = z
     port: z.coerce.number().int().min(0).max(65535).default(8080),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     opensearchUrl: z.url(),
+    /** Basic-auth credentials for an external OpenSearch (read from a mounted Secret's username/password files). */
+    opensearchCredentials: z
+      .object({ username: z.string().min(1), password: z.string().min(1) })
+      .strict()
+      .optional(),
     /** Prefix of every index and template Cortex owns. */
     indexPrefix: z
       .string()
@@ -31,6 +36,8 @@ export const cortexConfig = z
     /** Half-life of the recency feature. */
     recencyHalfLifeDays: z.coerce.number().min(1).max(3650).default(90),
     lowConfidenceThreshold: z.coerce.number().min(0).max(1).default(0.45),
+    /** Candidates each retriever (BM25, k-NN, facets) contributes in standard mode; deep mode takes at least 100. */
+    retrieveCandidates: z.coerce.number().int().min(1).max(200).default(40),
     /** The workspace git repository; when set, reflection, dream, promotion and the archive are served too. */
     workspaceDir: z.string().min(1).optional(),
     /** Root of the hash-addressed archive (default: `.remram-archive` beside the workspace). */
@@ -60,6 +67,7 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_USAGE_FLUSH_INTERVAL_MS: "usageFlushIntervalMs",
   CORTEX_RECENCY_HALF_LIFE_DAYS: "recencyHalfLifeDays",
   CORTEX_LOW_CONFIDENCE_THRESHOLD: "lowConfidenceThreshold",
+  CORTEX_RETRIEVE_CANDIDATES: "retrieveCandidates",
   CORTEX_WORKSPACE_DIR: "workspaceDir",
   CORTEX_ARCHIVE_DIR: "archiveDir",
 };
@@ -73,6 +81,7 @@ const sharedEnvKeys: Record<string, keyof CortexConfig> = {
   REMRAM_OLLAMA_URL: "ollamaUrl",
   REMRAM_EMBED_MODEL: "embedModel",
   REMRAM_WORKSPACE_DIR: "workspaceDir",
+  REMRAM_TOP_K: "retrieveCandidates",
   GIT_AUTHOR_NAME: "gitAuthorName",
   GIT_AUTHOR_EMAIL: "gitAuthorEmail",
 };
@@ -110,6 +119,17 @@ export function loadConfig(
     }
   } else if (env.CORTEX_TOKEN) {
     raw.token = env.CORTEX_TOKEN;
+  }
+  const credentialsDir = env.CORTEX_OPENSEARCH_CREDENTIALS_DIR || env.REMRAM_OPENSEARCH_CREDENTIALS_DIR;
+  if (credentialsDir) {
+    try {
+      raw.opensearchCredentials = {
+        username: readFile(`${credentialsDir}/username`).trim(),
+        password: readFile(`${credentialsDir}/password`).trim(),
+      };
+    } catch (error) {
+      throw new ConfigError(`OpenSearch credentials in ${credentialsDir}: ${describe(error)}`);
+    }
   }
   const parsed = cortexConfig.safeParse(raw);
   if (!parsed.success) {

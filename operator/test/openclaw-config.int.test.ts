@@ -21,6 +21,7 @@ async function validate(specInput: unknown): Promise<ValidationResult> {
     models: { routing: "qwen3:8b", reflection: "qwen3:14b", embedding: "all-minilm:l6-v2" },
     ollamaUrl: "http://box-ollama.home.svc:11434",
     cortexUrl: "http://box-cortex.home.svc:8080",
+    tokenBudget: spec.cortex.retrieval.tokenBudget,
     gatewayToken: "gateway-token-0123456789abcdef",
   });
   // In the pod an init container copies the plugin to /opt/remram-hooks; here the repository's folder stands in,

@@ -31,6 +31,8 @@ export interface RetrievalSettings {
   retrieveTimeoutMs: number;
   recencyHalfLifeDays: number;
   lowConfidenceThreshold: number;
+  /** Candidates per signal in standard mode (the appliance's retrieval.topK). */
+  candidates: number;
   /** Cosine similarity below which a k-NN neighbour is not a candidate. */
   minVectorSimilarity: number;
 }
@@ -44,7 +46,12 @@ export interface RetrievalDeps {
   metrics: CortexMetrics;
 }
 
-export const candidatesPerSignal = { standard: 40, deep: 100 } as const;
+/** Deep mode looks further down every list: at least this many candidates per signal. */
+export const deepModeMinCandidates = 100;
+
+export function candidatesPerSignal(mode: RetrieveRequest["mode"], standard: number): number {
+  return mode === "deep" ? Math.max(deepModeMinCandidates, standard) : standard;
+}
 
 function emptyLists(): SignalLists {
   return { bm25: [], knn: [], facet: [] };
@@ -96,7 +103,7 @@ export async function retrieve(
     chunkGate: chunksGate,
     vector,
     hints,
-    candidates: candidatesPerSignal[request.mode],
+    candidates: candidatesPerSignal(request.mode, deps.settings.candidates),
   });
   const factDocs = new Map<string, FactDoc>();
   const chunkDocs = new Map<string, ChunkDoc>();

@@ -18,6 +18,8 @@ import {
 
 export interface StoreOptions {
   url: string;
+  /** Basic auth for an external cluster; the appliance's own OpenSearch needs none. */
+  credentials?: { username: string; password: string };
   indexPrefix: string;
   embedDimensions: number;
 }
@@ -34,7 +36,12 @@ export class StoreUnavailableError extends Error {
 }
 
 export function createStore(options: StoreOptions): CortexStore {
-  const client = new Client({ node: options.url, maxRetries: 1, requestTimeout: 10_000 });
+  const client = new Client({
+    node: options.url,
+    maxRetries: 1,
+    requestTimeout: 10_000,
+    ...(options.credentials ? { auth: options.credentials } : {}),
+  });
   return { client, indices: indexNames(options.indexPrefix), embedDimensions: options.embedDimensions };
 }
 

@@ -153,6 +153,7 @@ describe("the appliance's children", () => {
       hooks: { allowConversationAccess: true },
       config: {
         cortex: { url: "http://box-cortex.home.svc:8080", tokenFile: "/var/run/secrets/remram/cortex/token" },
+        injection: { tokenCeiling: 2048 },
       },
     });
     expect(config.models.providers.ollama).toMatchObject({
@@ -160,6 +161,31 @@ describe("the appliance's children", () => {
       baseUrl: "http://box-ollama.home.svc:11434",
     });
     expect(config.agents.defaults.model.primary).toBe("ollama/qwen3:8b");
+  });
+
+  it("configure Cortex only with settings it reads: candidates from topK, external OpenSearch credentials by file", () => {
+    const children = buildApplianceChildren(
+      context({
+        cortex: { retrieval: { topK: 24 } },
+        opensearch: {
+          external: { url: "https://search.lan:9200", credentialsSecretRef: { name: "os-creds" } },
+        },
+      }),
+    );
+    const cortex = children.find(
+      (child) => child.kind === "Deployment" && child.metadata.name === "box-cortex",
+    ) as
+      | { spec: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } } }
+      | undefined;
+    const env = Object.fromEntries(
+      (cortex?.spec.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]),
+    );
+    expect(env).toMatchObject({
+      REMRAM_TOP_K: "24",
+      REMRAM_OPENSEARCH_URL: "https://search.lan:9200",
+      REMRAM_OPENSEARCH_CREDENTIALS_DIR: "/var/run/secrets/remram/opensearch",
+    });
+    expect(Object.keys(env).filter((name) => /PASSWORD|REFLECTION|TOKEN_BUDGET/.test(name))).toEqual([]);
   });
 
   it("keep the node-level GPU prerequisites out of the appliance's namespace and ownership", () => {

@@ -341,9 +341,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
       : []),
     { name: "REMRAM_OLLAMA_URL", value: serviceUrl(ctx, "ollama") },
     { name: "REMRAM_EMBED_MODEL", value: models.embedding },
-    { name: "REMRAM_REFLECTION_MODEL", value: models.reflection },
     { name: "REMRAM_WORKSPACE_DIR", value: gatewayWorkspaceDir },
-    { name: "REMRAM_TOKEN_BUDGET", value: String(ctx.spec.cortex.retrieval.tokenBudget) },
     { name: "REMRAM_TOP_K", value: String(ctx.spec.cortex.retrieval.topK) },
     ...(workspace.gitIdentity
       ? [
@@ -429,6 +427,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
     models: requiredModels(ctx),
     ollamaUrl: serviceUrl(ctx, "ollama"),
     cortexUrl: serviceUrl(ctx, "cortex"),
+    tokenBudget: ctx.spec.cortex.retrieval.tokenBudget,
     gatewayToken: ctx.secrets.gatewayToken,
   });
   const cortexToken = cortexTokenSecretName(ctx);

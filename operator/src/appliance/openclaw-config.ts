@@ -17,6 +17,8 @@ export interface OpenClawConfigInput {
   models: { routing: string; reflection: string; embedding: string };
   ollamaUrl: string;
   cortexUrl: string;
+  /** Ceiling of the injected knowledge bundle; the plugin sends it to Cortex as the retrieval budget. */
+  tokenBudget: number;
   gatewayToken: string;
 }
 
@@ -70,6 +72,7 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
           // Must validate against the plugin's configSchema (hooks/openclaw.plugin.json) or the gateway refuses to start.
           config: {
             cortex: { url: input.cortexUrl, tokenFile: gatewayCortexTokenFile },
+            injection: { tokenCeiling: input.tokenBudget },
             escalation: { local: { provider: "ollama", model: input.models.routing } },
           },
         },

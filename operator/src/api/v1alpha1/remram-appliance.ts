@@ -104,10 +104,17 @@ const cortexSpec = z
         tokenBudget: z
           .int()
           .min(256)
-          .max(32768)
+          .max(16000)
           .default(2048)
-          .describe("Token ceiling of a knowledge bundle."),
-        topK: z.int().min(1).max(200).default(24).describe("Candidates taken from each retriever."),
+          .describe(
+            "Token ceiling of the knowledge bundle injected into a prompt (the hooks plugin's budget).",
+          ),
+        topK: z
+          .int()
+          .min(1)
+          .max(200)
+          .default(40)
+          .describe("Candidates each Cortex retriever (BM25, vectors, facets) contributes in standard mode."),
       })
       .strict()
       .prefault({}),
