@@ -46,8 +46,9 @@ typecheck: deps ## Strict TypeScript over every package, tests and benchmarks in
 crds: deps ## Regenerate crds/*.yaml and the chart's copies from the zod schemas in operator/src/api
 	npm run --silent crds -w operator
 
-demo: setup ## Bring the test bed up and print what runs where (stop it with `make infra-down`)
+demo: setup ## The appliance lab: test bed, Cortex and the operator reconciling an appliance (stop: `make infra-down`)
 	tsx test/harness/src/cli.ts up --demo
+	tsx hack/lab/demo.ts
 
 infra-up: setup ## Start the test bed in the background; endpoints go to .remram/env
 	tsx test/harness/src/cli.ts up

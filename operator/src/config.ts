@@ -32,6 +32,12 @@ const settings = z.object({
   REMRAM_IMAGE_GATEWAY: z.string().min(1).default(defaultImages.gateway),
   REMRAM_IMAGE_HOOKS: z.string().min(1).default(defaultImages.hooks),
   REMRAM_IMAGE_DEVICE_PLUGIN: z.string().min(1).default(defaultImages.devicePlugin),
+  /**
+   * Only for an operator running outside the cluster (the lab, `make demo`): where it reaches Cortex and Ollama
+   * instead of their Service DNS names, which resolve only inside the cluster.
+   */
+  REMRAM_OUT_OF_CLUSTER_CORTEX_URL: z.url().optional(),
+  REMRAM_OUT_OF_CLUSTER_OLLAMA_URL: z.url().optional(),
 });
 
 export interface OperatorSettings {
@@ -43,6 +49,7 @@ export interface OperatorSettings {
   resyncMs: number;
   logLevel: string;
   images: OperatorImages;
+  outOfClusterUrls: { cortex?: string; ollama?: string };
 }
 
 /** The profiles ship in the image at /etc/remram/hardware-profiles; from a checkout they are in the repo root. */
@@ -78,6 +85,10 @@ export function loadSettings(env: NodeJS.ProcessEnv): OperatorSettings {
       gateway: value.REMRAM_IMAGE_GATEWAY,
       hooks: value.REMRAM_IMAGE_HOOKS,
       devicePlugin: value.REMRAM_IMAGE_DEVICE_PLUGIN,
+    },
+    outOfClusterUrls: {
+      ...(value.REMRAM_OUT_OF_CLUSTER_CORTEX_URL ? { cortex: value.REMRAM_OUT_OF_CLUSTER_CORTEX_URL } : {}),
+      ...(value.REMRAM_OUT_OF_CLUSTER_OLLAMA_URL ? { ollama: value.REMRAM_OUT_OF_CLUSTER_OLLAMA_URL } : {}),
     },
   };
 }

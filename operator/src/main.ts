@@ -13,6 +13,7 @@ const log = pino({ level: settings.logLevel, base: { pod: settings.identity } })
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromDefault();
 
+const { cortex: outOfClusterCortex, ollama: outOfClusterOllama } = settings.outOfClusterUrls;
 const operator = await startOperator({
   kubeConfig,
   log,
@@ -23,6 +24,8 @@ const operator = await startOperator({
   ...(settings.watchNamespaces ? { watchNamespaces: settings.watchNamespaces } : {}),
   probePort: settings.probePort,
   resyncMs: settings.resyncMs,
+  ...(outOfClusterCortex ? { cortexUrl: () => outOfClusterCortex } : {}),
+  ...(outOfClusterOllama ? { ollamaUrl: () => outOfClusterOllama } : {}),
 });
 log.info({ namespace: settings.namespace }, "operator started; campaigning for the lease");
 
