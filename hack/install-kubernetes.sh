@@ -58,7 +58,7 @@ kube_binaries_present() {
 
 build_kube() {
   check_kube_wrapper
-  log "building ${kube_binaries[*]} v$KUBERNETES_VERSION from $kube_module (one go build: 15-30 min cold on 2 cores)"
+  log "building ${kube_binaries[*]} v$KUBERNETES_VERSION from $kube_module (one go build: about 5 min cold on 2 idle cores, 30 on a busy machine)"
   local out ldflags
   ldflags="$(kube_ldflags)"
   out="$(mktemp -d)"
@@ -81,7 +81,7 @@ build_kube() {
 build_etcd() {
   grep -qF "go.etcd.io/etcd/server/v3 v$ETCD_VERSION" "$etcd_module/go.mod" \
     || die "$etcd_module/go.mod does not require go.etcd.io/etcd/server/v3 v$ETCD_VERSION"
-  log "building etcd v$ETCD_VERSION from $etcd_module (2-5 min cold)"
+  log "building etcd v$ETCD_VERSION from $etcd_module (about 30 s cold)"
   local out
   out="$(mktemp -d)"
   ( cd "$etcd_module" && CGO_ENABLED=0 nice -n 10 go build -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3 ) \
@@ -123,7 +123,7 @@ write_kwok_stages() {
 }
 
 build_kwok() {
-  log "building kwok v$KWOK_VERSION (go install, 3-6 min cold)"
+  log "building kwok v$KWOK_VERSION (go install, 1-2 min cold)"
   go_install "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION" "-s -w"
   write_kwok_stages
   local reported
@@ -133,7 +133,7 @@ build_kwok() {
 }
 
 build_helm() {
-  log "building helm v$HELM_VERSION (go install, 3-5 min cold)"
+  log "building helm v$HELM_VERSION (go install, about 1 min cold)"
   # Helm's Makefile derives its default Kubernetes version (used by `helm template` and lint) from its client-go.
   local client_go major minor
   client_go="$(go mod download -json "helm.sh/helm/v3@v$HELM_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])' \

@@ -55,7 +55,7 @@ build_ollama() {
   require_cmd gcc "cgo compiles the bundled ggml/llama.cpp sources"
   require_cmd g++ "cgo compiles the bundled ggml/llama.cpp sources"
   fetch_llama_vendor_headers
-  log "building ollama $OLLAMA_VERSION for $(cpu_level) from the Go module (CPU-only; 15-30 min cold on 2 cores)"
+  log "building ollama $OLLAMA_VERSION for $(cpu_level) from the Go module (CPU-only; about 3 min cold on 2 idle cores)"
   local gobin
   gobin="$(mktemp -d)"
   local march=""

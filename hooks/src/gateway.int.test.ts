@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { runDir } from "../../test/harness/src/paths.js";
 import { chatCompletionRequests, promptText } from "../../test/harness/src/services/openai-recorder.js";
-import { sendMessage } from "../../test/harness/src/services/openclaw.js";
+import { openClawProviderId, sendMessage } from "../../test/harness/src/services/openclaw.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { blockBegin } from "./injection.js";
 import { type CortexFaultProxy, startCortexFaultProxy } from "./testing/cortex-fault-proxy.js";
@@ -97,6 +97,9 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
         config: ({ metricsPort, queueDir }) => ({
           cortex: { url: proxy.url, tokenFile, retrieveTimeoutMs },
           principals: { identities: { "openai-user:alice": "alice", "openai-user:bob": "bob" } },
+          // The test bed's provider serves SmolLM2 from the local Ollama; an unlisted provider counts as cloud and
+          // would (rightly) get no private item.
+          escalation: { localProviders: [openClawProviderId] },
           queue: { path: queueDir, drainIntervalMs: 250, backoffInitialMs: 250, backoffMaxMs: 2_000 },
           reflection: { runTimeoutMs: 120_000 },
           metrics: { port: metricsPort },
@@ -147,7 +150,9 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
       expect(bobPrompt).not.toContain("Miso");
       // The block sits in the system prompt, before the transcript (seed 000 §4.3).
       expect(alicePrompt.indexOf(blockBegin)).toBeLessThan(alicePrompt.indexOf(aliceQuestion));
-      expect(metricValue(await metrics(), "remram_hooks_injections_total")).toBeGreaterThanOrEqual(2);
+      const after = await metrics();
+      expect(metricValue(after, "remram_hooks_injections_total")).toBeGreaterThanOrEqual(2);
+      expect(metricValue(after, "remram_hooks_private_items_withheld_total")).toBe(0);
     },
     testTimeoutMs,
   );

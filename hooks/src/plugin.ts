@@ -168,6 +168,10 @@ export function registerRemramHooks(api: HostPluginApi): void {
         rememberTranscriptTokens(state, ctx.sessionKey, transcriptTokens(event.messages));
       const skip = (reason: string) => {
         increment(counters.injectionSkips, reason);
+        // Why a run got no knowledge is the first question when recall seems off; failures are logged above.
+        if (!reason.startsWith("cortex_") || reason === "cortex_degraded") {
+          logEvent(api.logger, "info", "injection_skipped", { sessionKey: ctx.sessionKey, reason });
+        }
         return undefined;
       };
       if (!config.injection.enabled) return skip("disabled");

@@ -19,7 +19,7 @@ import {
   toChunkDoc,
   toFactDoc,
 } from "../core/queries.js";
-import { type RankedCandidate, rankCandidates, type SignalLists } from "../core/ranking.js";
+import { type RankedCandidate, rankCandidates, rrfK, type SignalLists } from "../core/ranking.js";
 import type { CortexMetrics } from "../metrics.js";
 import type { DimensionPolicy } from "../schemas/dimensions.js";
 import type { RetrieveRequest, RetrieveResponse, TraceItem } from "../schemas/retrieve.js";
@@ -258,7 +258,7 @@ export async function retrieve(
       });
     response.trace = {
       policyFilterClauses: factGate.length,
-      fusion: "weighted reciprocal rank fusion (k=60) × rank-feature multiplier; ties by id",
+      fusion: `weighted reciprocal rank fusion (k=${rrfK}) × rank-feature multiplier; ties by id`,
       items: [...rankedFacts.map(traceOf("fact")), ...rankedChunks.map(traceOf("chunk"))],
       timingsMs: timings,
     };

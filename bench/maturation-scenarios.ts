@@ -1,5 +1,5 @@
 /**
- * Benchmarks of reflection, dream and the archive (issue 4): the bench runner (bench/maturation.bench.ts) starts
+ * Benchmarks of reflection, dream and the archive (issue 4): bench/maturation.bench.ts starts
  * OpenSearch through the test harness, calls runMaturationBenchmarks and writes the result as JSON. Objects get
  * random 384-dimension vectors up to `vectorLimit`, so k-NN neighbour lookups are exercised without Ollama.
  * It measures and reports; it asserts nothing.
@@ -7,13 +7,16 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { buildApp } from "../app.js";
-import { cortexConfig } from "../config.js";
-import { knowledgeObject as maturingObject } from "../reflect/fixtures.js";
-import { type KnowledgeObject, knowledgeObject as knowledgeObjectSchema } from "../schemas/knowledge.js";
-import { request, toIndexDocument } from "../store/opensearch.js";
-import { planDreamCycle } from "./cycle.js";
-import { maturationPlugin } from "./maturation-plugin.js";
+import { buildApp } from "../cortex/src/app.js";
+import { cortexConfig } from "../cortex/src/config.js";
+import { planDreamCycle } from "../cortex/src/dream/cycle.js";
+import { maturationPlugin } from "../cortex/src/dream/maturation-plugin.js";
+import { knowledgeObject as maturingObject } from "../cortex/src/reflect/fixtures.js";
+import {
+  type KnowledgeObject,
+  knowledgeObject as knowledgeObjectSchema,
+} from "../cortex/src/schemas/knowledge.js";
+import { request, toIndexDocument } from "../cortex/src/store/opensearch.js";
 
 export interface BenchmarkOptions {
   opensearchUrl: string;
