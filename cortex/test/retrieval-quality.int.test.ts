@@ -12,7 +12,7 @@ const ollama = testbedEndpoints("ollama");
 describe("retrieval quality on a labelled household corpus (BM25 + MiniLM vectors)", () => {
   let app: FastifyInstance;
   const now = new Date();
-  // Small on purpose: the test bed's CPU Ollama embeds about one text per second on this shared machine.
+  // Small on purpose: it is the corpus docs/cortex-ranking.md tuned on (A); the benchmark runs larger ones.
   const corpus = labelledCorpus(20261122, 40, 5);
 
   beforeAll(async () => {

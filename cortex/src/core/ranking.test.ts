@@ -29,8 +29,9 @@ function doc(id: string, overrides: Partial<RankableDoc> = {}): RankableDoc {
 }
 
 describe("hybrid ranking", () => {
-  it("ranks an item found by both signals above items found by one", () => {
+  it("ranks an item found by both signals above items found by one, with equal signal weights", () => {
     const docs = new Map(["a", "b", "c"].map((id) => [id, doc(id)]));
+    const equal = { ...context, weights: { ...weights, bm25: 1, vector: 1 } };
     const ranked = rankCandidates(
       {
         bm25: [
@@ -44,10 +45,31 @@ describe("hybrid ranking", () => {
         facet: [],
       },
       docs,
-      context,
+      equal,
     );
     expect(ranked.map((item) => item.doc.id)).toEqual(["b", "a", "c"]);
     expect(ranked[0]?.fused).toBeCloseTo(1 / (rrfK + 2) + 1 / (rrfK + 2));
+  });
+
+  it("lets vectors lead by default, with BM25 lifting the vector runner-up it also finds first", () => {
+    const docs = new Map(["lexical-only", "vector-first", "both"].map((id) => [id, doc(id)]));
+    const ranked = rankCandidates(
+      {
+        bm25: [
+          { id: "both", score: 9 },
+          { id: "lexical-only", score: 8 },
+        ],
+        knn: [
+          { id: "vector-first", score: 0.71 },
+          { id: "both", score: 0.7 },
+        ],
+        facet: [],
+      },
+      docs,
+      context,
+    );
+    expect(ranked.map((item) => item.doc.id)).toEqual(["both", "vector-first", "lexical-only"]);
+    expect(ranked[0]?.fused).toBeCloseTo(weights.bm25 / (rrfK + 1) + weights.vector / (rrfK + 2));
   });
 
   it("breaks exact ties by id", () => {

@@ -80,7 +80,8 @@ export const dimensionPolicySpec = z
     ),
     retrievalWeights: z
       .object({
-        bm25: unitWeight.default(1),
+        // Measured on the labelled corpora: BM25 as a tie-breaker among vector neighbours (docs/cortex-ranking.md).
+        bm25: unitWeight.default(0.35),
         vector: unitWeight.default(1),
         recency: unitWeight.default(0.3),
         confidence: unitWeight.default(0.5),
