@@ -145,7 +145,7 @@ async function showMemory(cortex: { url: string; token: string }): Promise<void>
   for (const userId of ["ana", "ben"]) {
     const answer = await cortexCall<{ bundle: { text: string }; facts: unknown[] }>(cortex, "/retrieve", {
       principal: { userId, householdId: namespace, agentId: "main" },
-      requestText: "what should I keep in mind about the router, my mornings and the backups?",
+      requestText: "what should I keep in mind about the router, my coffee and the backups?",
       tokenBudget: 300,
     });
     console.log(`\n-- the bundle the hooks would inject for ${userId} (${answer.facts.length} facts):`);
@@ -214,7 +214,10 @@ async function runOperator(endpoints: Required<TestbedEndpoints>, cortex: { url:
     ["-n", namespace, "apply", "-f", "-"],
     `apiVersion: v1\nkind: Secret\nmetadata: { name: lab-cortex-token }\nstringData: { token: ${cortex.token} }\n`,
   );
-  await createKwokNode(endpoints.kubernetes, { name: "moltbox-node", cpu: "16", memory: "64Gi" });
+  const nodes = kubectl(kubeconfig, ["get", "nodes", "-o", "name"]);
+  if (!nodes.includes("node/moltbox-node")) {
+    await createKwokNode(endpoints.kubernetes, { name: "moltbox-node", cpu: "16", memory: "64Gi" });
+  }
   const probePort = await freePort();
   const operator = spawnService({
     name: `operator-${probePort}`,
@@ -283,9 +286,10 @@ async function main(): Promise<void> {
   const kubeconfig = endpoints.kubernetes.kubeconfig;
   console.log(`
 Try it:
-  export KUBECONFIG=${kubeconfig} PATH=${join(repoRoot, "node_modules/.bin")}:$PATH
+  export KUBECONFIG=${kubeconfig} PATH=${binPath("")}:${join(repoRoot, "hack/bin")}:$PATH
   kubectl -n ${namespace} get remramappliances,dreamschedules,dimensionpolicies,artifactproposals
-  tsx operator/src/cli/kubectl-remram.ts dream-now nightly -n ${namespace}   # a dream cycle on the lab Cortex
+  kubectl remram status moltbox -n ${namespace}
+  kubectl remram dream now nightly -n ${namespace}   # a dream cycle on the lab Cortex, counts in the status
   curl -s -H "authorization: Bearer $(cat ${join(labDir, "cortex-token")})" ${cortex.url}/metrics | head
   curl -s http://127.0.0.1:${probePort}/metrics | grep controller_runtime_reconcile_total
 Stop everything with \`make infra-down\`.`);

@@ -120,7 +120,8 @@ export const dreamScheduleKind: KindDefinition = {
     { name: "Schedule", type: "string", jsonPath: ".spec.schedule" },
     { name: "Suspend", type: "boolean", jsonPath: ".spec.suspend" },
     { name: "Last", type: "date", jsonPath: ".status.lastScheduleTime" },
-    { name: "Next", type: "date", jsonPath: ".status.nextScheduleTime" },
+    // "date" columns render a future time as <invalid>; the timestamp itself reads well.
+    { name: "Next", type: "string", jsonPath: ".status.nextScheduleTime" },
     ageColumn,
     { name: "TimeZone", type: "string", jsonPath: ".spec.timeZone", priority: 1 },
   ],
