@@ -1,9 +1,8 @@
 /**
  * Ingest throughput over HTTP against real OpenSearch and Ollama, with and without embeddings.
  * Writes bench/results/ingest.json. Objects per run: BENCH_INGEST_OBJECTS (lexical, default 2000) and
- * BENCH_INGEST_EMBEDDED_OBJECTS (with embeddings, default 64: the test bed's CPU Ollama embeds about one text per
- * second on a shared 2-core machine). Batches of 100 (16 with embeddings, so one request stays well under the HTTP
- * client's 300 s header timeout), 2 in flight.
+ * BENCH_INGEST_EMBEDDED_OBJECTS (with embeddings, default 1000). Batches of 100 events, 2 in flight; with
+ * embeddings Cortex sends them to Ollama in its configured batches (64 texts, 2 in flight).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -15,7 +14,7 @@ import { bulkCorpus, knowledgeEventOf } from "../cortex/test/fixtures/corpus.js"
 import { runLoad } from "../cortex/test/fixtures/load.js";
 
 const lexicalObjects = Number(process.env.BENCH_INGEST_OBJECTS ?? 2000);
-const embeddedObjects = Number(process.env.BENCH_INGEST_EMBEDDED_OBJECTS ?? 64);
+const embeddedObjects = Number(process.env.BENCH_INGEST_EMBEDDED_OBJECTS ?? 1000);
 const inFlight = 2;
 const token = "bench-token-0123456789abcdef";
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
@@ -25,7 +24,7 @@ const ollama = await startOllama();
 try {
   const now = new Date();
   const run = async (withEmbeddings: boolean, seed: number, objects: number) => {
-    const batchSize = withEmbeddings ? 16 : 100;
+    const batchSize = 100;
     const config = cortexConfig.parse({
       opensearchUrl: opensearch.endpoints.url,
       token,
@@ -36,8 +35,6 @@ try {
       ...(withEmbeddings && {
         ollamaUrl: ollama.endpoints.url,
         embedModel: ollama.endpoints.embedModel,
-        embedBatchSize: 16,
-        embedBatchTimeoutMs: 600_000,
       }),
     });
     const app = await buildApp({ config });

@@ -6,8 +6,8 @@
  * Writes bench/results/retrieve.json.
  *
  * The latency corpus draws from a pool of BENCH_POOL (default 100) distinct generated statements, each object with
- * its own "ref" suffix, so the bench embeds the pool once and writes the objects with bulk requests: the test bed's
- * CPU Ollama embeds about one text per second on this shared 2-core machine. Queries are all distinct, so every
+ * its own "ref" suffix, so the bench embeds the pool once and writes the objects with bulk requests (embedding
+ * 100k texts on a 2-core CPU would dominate the run). Queries are all distinct, so every
  * "with embedding" request pays for its own query embedding; those runs use fewer requests for the same reason.
  * Quality uses the labelled corpus sampled to BENCH_QUALITY_PER_TEMPLATE (default 5) facts per template.
  */

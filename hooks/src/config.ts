@@ -106,6 +106,11 @@ export const PluginConfigSchema = z.strictObject({
       maxTranscriptChars: z.int().min(500).max(200_000).default(8_000),
       runTimeoutMs: z.int().min(1_000).max(3_600_000).default(180_000),
       maxAttempts: z.int().min(1).max(20).default(3),
+      /**
+       * The model reflection runs on (default: the agent's). Point it at a provider entry whose params constrain
+       * the reply to JSON (`response_format`), so a small local model still emits a parseable delta.
+       */
+      model: modelRef.optional(),
     })
     .prefault({}),
   metrics: z

@@ -134,6 +134,9 @@ export interface SubagentRunParams {
   /** "minimal": the bounded subagent prompt instead of the full conversation prompt. */
   promptMode?: "minimal";
   extraSystemPrompt?: string;
+  /** Run on this provider/model instead of the agent's. */
+  provider?: string;
+  model?: string;
   idempotencyKey?: string;
 }
 

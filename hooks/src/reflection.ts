@@ -47,6 +47,21 @@ export const ReflectionDeltaSchema = z.strictObject({
 
 export type ReflectionDelta = z.infer<typeof ReflectionDeltaSchema>;
 
+/**
+ * An OpenAI-style `response_format` that constrains the reflection model's reply to the delta's JSON schema
+ * (Ollama turns it into a grammar). Put it in the params of the model `reflection.model` names.
+ */
+export function reflectionResponseFormat(): Record<string, unknown> {
+  return {
+    type: "json_schema",
+    json_schema: {
+      name: "remram_reflection_delta",
+      strict: true,
+      schema: z.toJSONSchema(ReflectionDeltaSchema, { io: "input" }),
+    },
+  };
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -154,6 +154,7 @@ function reflectionRunner(params: {
           lightContext: true,
           promptMode: "minimal",
           disableTools: true,
+          ...(config.reflection.model ?? {}),
           idempotencyKey: `remram-reflect-${job.jobId}`,
         });
         const waited = await api.runtime.subagent.waitForRun({

@@ -11,7 +11,12 @@ import {
   type OpenAiRecorder,
   startOpenAiRecorder,
 } from "../../../test/harness/src/services/openai-recorder.js";
-import { startOpenClaw } from "../../../test/harness/src/services/openclaw.js";
+import {
+  type OpenClawModelProvider,
+  openClawProviderId,
+  providerConfig,
+  startOpenClaw,
+} from "../../../test/harness/src/services/openclaw.js";
 import type {
   OllamaEndpoints,
   OpenClawEndpoints,
@@ -19,9 +24,13 @@ import type {
 } from "../../../test/harness/src/services/types.js";
 import type { PluginConfigInput } from "../config.js";
 import { pluginId } from "../plugin.js";
+import { reflectionResponseFormat } from "../reflection.js";
 import { bundlePlugin } from "../tools/bundle-plugin.js";
 import { hooksRoot } from "../tools/paths.js";
 import { startToolCallRelay, type ToolCallRelay } from "./tool-call-relay.js";
+
+/** The provider entry reflection runs use in the test gateway (see startPluginGateway). */
+export const reflectionProviderId = "testbed-reflect";
 
 export interface PluginGateway {
   gateway: Started<OpenClawEndpoints>;
@@ -50,17 +59,18 @@ export async function startPluginGateway(params: {
   mkdirSync(runDir, { recursive: true });
   const queueDir = mkdtempSync(join(runDir, "remram-hooks-queue-"));
   const config = params.config({ metricsPort, queueDir });
+  const provider: OpenClawModelProvider = {
+    api: "openai-completions",
+    baseUrl: recorder.url,
+    model: params.ollama.chatModel,
+    supportsTools: params.withTools,
+    contextWindow: 8192,
+    // Short answers: what is asserted is what the model received, and CPU time is shared.
+    maxTokens: 48,
+  };
   const start = () =>
     startOpenClaw({
-      provider: {
-        api: "openai-completions",
-        baseUrl: recorder.url,
-        model: params.ollama.chatModel,
-        supportsTools: params.withTools,
-        contextWindow: 8192,
-        // Short answers: what is asserted is what the model received, and CPU time is shared.
-        maxTokens: 48,
-      },
+      provider,
       plugins: [
         {
           id: pluginId,
@@ -70,7 +80,38 @@ export async function startPluginGateway(params: {
         },
       ],
       // One tool keeps OpenClaw's prompt inside SmolLM2's 8k window (all of them estimate at ~10k tokens).
-      extraConfig: { ...(params.withTools ? { tools: { allow: ["read"] } } : {}), ...params.extraConfig },
+      extraConfig: {
+        ...(params.withTools ? { tools: { allow: ["read"] } } : {}),
+        // Reflection runs on the same SmolLM2 through a second provider entry whose params hold the delta's JSON
+        // schema, so the model's reply is grammar-constrained (the plugin's reflection.model names it).
+        models: {
+          providers: {
+            [reflectionProviderId]: providerConfig({ ...provider, supportsTools: false, maxTokens: 256 }),
+          },
+        },
+        // A plugin may pick the model of its subagent runs only when the gateway allows it, and only these.
+        plugins: {
+          entries: {
+            [pluginId]: {
+              subagent: {
+                allowModelOverride: true,
+                allowedModels: [`${reflectionProviderId}/${provider.model}`],
+              },
+            },
+          },
+        },
+        agents: {
+          defaults: {
+            models: {
+              [`${openClawProviderId}/${provider.model}`]: {},
+              [`${reflectionProviderId}/${provider.model}`]: {
+                params: { response_format: reflectionResponseFormat() },
+              },
+            },
+          },
+        },
+        ...params.extraConfig,
+      },
     });
   const fixture: PluginGateway = {
     gateway: await start(),

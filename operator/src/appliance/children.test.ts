@@ -154,7 +154,9 @@ describe("the appliance's children", () => {
       config: {
         cortex: { url: "http://box-cortex.home.svc:8080", tokenFile: "/var/run/secrets/remram/cortex/token" },
         injection: { tokenCeiling: 2048 },
+        reflection: { model: { provider: "ollama", model: "qwen3:14b" } },
       },
+      subagent: { allowModelOverride: true, allowedModels: ["ollama/qwen3:14b"] },
     });
     expect(config.models.providers.ollama).toMatchObject({
       api: "ollama",

@@ -69,10 +69,13 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
         [hooksPluginId]: {
           enabled: true,
           hooks: { allowConversationAccess: true, allowPromptInjection: true },
+          // Reflection runs on the spec's reflection model; the gateway lets the plugin pick that one model only.
+          subagent: { allowModelOverride: true, allowedModels: [`ollama/${input.models.reflection}`] },
           // Must validate against the plugin's configSchema (hooks/openclaw.plugin.json) or the gateway refuses to start.
           config: {
             cortex: { url: input.cortexUrl, tokenFile: gatewayCortexTokenFile },
             injection: { tokenCeiling: input.tokenBudget },
+            reflection: { model: { provider: "ollama", model: input.models.reflection } },
             escalation: { local: { provider: "ollama", model: input.models.routing } },
           },
         },

@@ -34,9 +34,17 @@ let exitHookInstalled = false;
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on("exit", () => {
+  const killAll = () => {
     for (const pid of running.keys()) killGroup(pid, "SIGKILL");
-  });
+  };
+  process.on("exit", killAll);
+  // A signal ends Node without "exit": kill the services, then let the signal take its usual course.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      killAll();
+      process.kill(process.pid, signal);
+    });
+  }
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): boolean {

@@ -59,6 +59,30 @@ export interface OpenClawOptions extends StartOptions {
 /** The provider id the generated config registers the model under; model refs read "<provider>/<model>". */
 export const openClawProviderId = "testbed";
 
+/** The `models.providers` entry serving one test-bed model through an OpenAI-compatible or native Ollama API. */
+export function providerConfig(provider: OpenClawModelProvider): Record<string, unknown> {
+  return {
+    api: provider.api,
+    baseUrl: provider.baseUrl,
+    // Ollama and the recorder ignore the key, but the provider must have one.
+    apiKey: "testbed-local",
+    models: [
+      {
+        id: provider.model,
+        name: provider.model,
+        input: ["text"],
+        contextWindow: provider.contextWindow ?? 8192,
+        maxTokens: provider.maxTokens ?? 256,
+        compat: {
+          supportsTools: provider.supportsTools ?? false,
+          // Ollama's /v1 (0.24) reads max_tokens only; OpenClaw would send max_completion_tokens.
+          maxTokensField: "max_tokens",
+        },
+      },
+    ],
+  };
+}
+
 export interface OpenClawConfigInput {
   port: number;
   token: string;
@@ -100,26 +124,7 @@ export function openClawConfig(input: OpenClawConfigInput): Record<string, unkno
       mode: "replace",
       catalogRefresh: { enabled: false },
       providers: {
-        [openClawProviderId]: {
-          api: provider.api,
-          baseUrl: provider.baseUrl,
-          // Ollama and the recorder ignore the key, but the provider must have one.
-          apiKey: "testbed-local",
-          models: [
-            {
-              id: provider.model,
-              name: provider.model,
-              input: ["text"],
-              contextWindow: provider.contextWindow ?? 8192,
-              maxTokens: provider.maxTokens ?? 256,
-              compat: {
-                supportsTools: provider.supportsTools ?? false,
-                // Ollama's /v1 (0.24) reads max_tokens only; OpenClaw would send max_completion_tokens.
-                maxTokensField: "max_tokens",
-              },
-            },
-          ],
-        },
+        [openClawProviderId]: providerConfig(provider),
       },
     },
     agents: {
