@@ -4,11 +4,12 @@
  * hooks/src/tools/bench-prompt-hooks.ts does the measuring; this starts what it needs and writes
  * bench/results/hooks.json. Iterations: BENCH_HOOKS_ITERATIONS (default 200).
  */
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { startOllama, startOpenSearch } from "@remram/test-harness";
 import { buildApp } from "../cortex/src/app.js";
 import { cortexConfig } from "../cortex/src/config.js";
@@ -59,12 +60,13 @@ try {
   if (seeded.statusCode !== 200) throw new Error(`ingest answered ${seeded.statusCode}: ${seeded.body}`);
   const tokenFile = join(scratch, "token");
   writeFileSync(tokenFile, token, { mode: 0o600 });
-  const run = spawnSync("tsx", [join(benchDir, "../hooks/src/tools/bench-prompt-hooks.ts"), iterations], {
-    env: { ...process.env, CORTEX_URL: cortexUrl, CORTEX_TOKEN_FILE: tokenFile },
-    encoding: "utf8",
-  });
-  if (run.status !== 0) throw new Error(`bench-prompt-hooks failed: ${run.stderr}`);
-  const measured = JSON.parse(run.stdout) as Record<string, unknown>;
+  // Asynchronously: this process serves Cortex while the tool measures against it.
+  const { stdout } = await promisify(execFile)(
+    "tsx",
+    [join(benchDir, "../hooks/src/tools/bench-prompt-hooks.ts"), iterations],
+    { env: { ...process.env, CORTEX_URL: cortexUrl, CORTEX_TOKEN_FILE: tokenFile } },
+  );
+  const measured = JSON.parse(stdout) as Record<string, unknown>;
   writeFileSync(
     join(benchDir, "results", "hooks.json"),
     `${JSON.stringify({ ...measured, finishedAt: new Date().toISOString(), embedModel: ollama.endpoints.embedModel }, null, 2)}\n`,

@@ -37,6 +37,9 @@ import {
 } from "./store/opensearch.js";
 
 /** What every route plugin can use, as `app.cortex`. */
+/** How long a write waits for the index set-up at start-up before it is refused with 503. */
+const writeSetupWaitMs = 10_000;
+
 export interface CortexContext {
   config: CortexConfig;
   store: CortexStore;
@@ -170,6 +173,23 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         .code(401)
         .header("WWW-Authenticate", 'Bearer realm="cortex"')
         .send({ statusCode: 401, error: "Unauthorized", message: "missing or wrong bearer token" });
+    }
+  });
+  // A write before the index set-up finished would make OpenSearch auto-create a bare index under an alias's
+  // name, without mappings. Writes wait briefly for the set-up, then get 503; reads answer degraded on their own.
+  app.addHook("preHandler", async (request, reply) => {
+    if (initializedFlag || request.method === "GET" || request.method === "HEAD") return;
+    if (request.routeOptions.url === "/retrieve") return;
+    const ready = await Promise.race([
+      initialized.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), writeSetupWaitMs).unref()),
+    ]);
+    if (!ready) {
+      await reply.code(503).header("Retry-After", "5").send({
+        statusCode: 503,
+        error: "Service Unavailable",
+        message: "Cortex is still setting up its OpenSearch indices; retry shortly",
+      });
     }
   });
   app.addHook("onResponse", async (request, reply) => {

@@ -282,6 +282,8 @@ describe("Cortex when its services are down", () => {
       });
       expect(ingest.statusCode).toBe(503);
       expect(ingest.headers["retry-after"]).toBe("5");
+      // Refused before it reaches OpenSearch: a write ahead of the index set-up would auto-create a bare index.
+      expect(ingest.json<{ message: string }>().message).toMatch(/setting up its OpenSearch indices/);
       expect((await app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);
     } finally {
       await app.close();

@@ -1,15 +1,19 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
+import { simpleGit } from "simple-git";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maturationPlugin } from "../../cortex/src/dream/maturation-plugin.js";
 import { buildApp, cortexConfig } from "../../cortex/src/index.js";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { waitFor } from "../../test/harness/src/wait.js";
+import { defaultOperatorNamespace, defaultOperatorServiceAccount } from "../src/api/generated-files.js";
 import { loadHardwareProfiles } from "../src/appliance/hardware-profiles.js";
+import { decisionPatch, type ProposalView } from "../src/cli/commands.js";
 import { defaultImages } from "../src/config.js";
 import { type RunningOperator, startOperator } from "../src/operator.js";
 import type { KubeObject } from "../src/runtime/kube-client.js";
@@ -22,6 +26,8 @@ const namespace = `cortex-${suffix}`;
 const token = `cortex-token-${suffix}-0123456789`;
 const scratch = mkdtempSync(join(tmpdir(), "remram-operator-cortex-"));
 const policyPath = `/apis/remram.io/v1alpha1/namespaces/${namespace}/dimensionpolicies/household`;
+const workspaceDir = join(scratch, "workspace");
+const cortexHeaders = { authorization: `Bearer ${token}`, "content-type": "application/json" };
 
 let cortex: FastifyInstance | undefined;
 let cortexUrl = "http://127.0.0.1:1";
@@ -41,7 +47,6 @@ async function startCortex(): Promise<void> {
     port: 0,
     host: "127.0.0.1",
   });
-  const workspaceDir = join(scratch, "workspace");
   mkdirSync(workspaceDir, { recursive: true });
   cortex = await buildApp({
     config,
@@ -75,6 +80,46 @@ async function untilSynced(status: string, reason: string): Promise<Policy> {
 const sha256 = /^sha256:[a-f0-9]{64}$/;
 let firstHash: string | undefined;
 
+/**
+ * The operator as the chart runs it: its own service account (the approval policy lets only that identity write
+ * an ArtifactProposal's status), here with a token from the TokenRequest API.
+ */
+async function operatorKubeConfig(): Promise<KubeConfig> {
+  const saPath = `/api/v1/namespaces/${defaultOperatorNamespace}/serviceaccounts`;
+  if ((await client.get(`/api/v1/namespaces/${defaultOperatorNamespace}`)) === undefined)
+    await createNamespace(client, defaultOperatorNamespace);
+  if ((await client.get(`${saPath}/${defaultOperatorServiceAccount}`)) === undefined) {
+    await client.create(saPath, {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: defaultOperatorServiceAccount, namespace: defaultOperatorNamespace },
+    });
+  }
+  await client.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: `remram-operator-test-${suffix}` },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+    subjects: [
+      { kind: "ServiceAccount", name: defaultOperatorServiceAccount, namespace: defaultOperatorNamespace },
+    ],
+  });
+  const request = await client.create<{ status: { token: string } }>(
+    `${saPath}/${defaultOperatorServiceAccount}/token`,
+    { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
+  );
+  const cluster = kubeConfig.getCurrentCluster();
+  if (cluster === null) throw new Error("the admin kubeconfig has no cluster");
+  const operatorConfig = new KubeConfig();
+  operatorConfig.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: "remram-operator", token: request.status.token }],
+    contexts: [{ name: "remram-operator", cluster: cluster.name, user: "remram-operator" }],
+    currentContext: "remram-operator",
+  });
+  return operatorConfig;
+}
+
 beforeAll(async () => {
   await installCrds(client);
   await createNamespace(client, namespace);
@@ -92,7 +137,7 @@ beforeAll(async () => {
   });
   await startCortex();
   operator = await startOperator({
-    kubeConfig,
+    kubeConfig: await operatorKubeConfig(),
     log: pino({ level: "silent" }),
     identity: `cortex-test-${suffix}`,
     leaseNamespace: namespace,
@@ -109,6 +154,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await operator?.stop();
   await cortex?.close();
+  await client.delete(
+    `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/remram-operator-test-${suffix}`,
+  );
   await client.delete(`/api/v1/namespaces/${namespace}`);
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -125,7 +173,7 @@ describe("a DimensionPolicy against the real Cortex", () => {
       },
     });
     const synced = await untilSynced("True", "Applied");
-    // The hash is Cortex's answer to the PUT (GET /dimensions fails on a fresh index in this Cortex build).
+    // The hash is the one Cortex answered the PUT with.
     expect(synced.status?.appliedHash).toMatch(sha256);
     firstHash = synced.status?.appliedHash;
     expect(synced.metadata.finalizers).toContain("remram.io/deregister-dimensions");
@@ -198,16 +246,114 @@ describe("a DreamSchedule against the real Cortex", () => {
       { what: "the requested dream cycle", timeoutMs: 90_000, intervalMs: 500 },
     );
     expect(done.status?.lastScheduleTime).toBe(requestedAt);
-    if (done.status?.lastRun?.outcome === "Succeeded") {
-      expect(done.status.lastSuccessfulTime).toBeDefined();
-      expect(Object.keys(done.status.lastRun.counts ?? {}).length).toBeGreaterThan(0);
-      expect(done.status.lastRun.mirroredProposals).toBe(0);
-    } else {
-      // This Cortex build answers 500 on a store that has never ingested anything; the failure must be recorded
-      // as Cortex's answer, not lost, and the request must not be retried in a loop.
-      expect(done.status?.lastRun?.message).toMatch(/POST \/dream answered/);
-      expect(done.status?.lastSuccessfulTime).toBeUndefined();
-    }
+    expect(done.status?.lastRun?.outcome, done.status?.lastRun?.message).toBe("Succeeded");
+    expect(done.status?.lastSuccessfulTime).toBeDefined();
+    expect(Object.keys(done.status?.lastRun?.counts ?? {}).length).toBeGreaterThan(0);
+    expect(done.status?.lastRun?.mirroredProposals).toBe(0);
     expect(Date.parse(done.status?.nextScheduleTime ?? "")).toBeGreaterThan(Date.now());
   });
+});
+
+describe("an ArtifactProposal approved with kubectl remram against the real Cortex", () => {
+  const api = `/apis/remram.io/v1alpha1/namespaces/${namespace}`;
+  const alice = client.as("alice", ["system:authenticated"]);
+  type Proposal = ProposalView & { status?: ProposalView["status"] & { phase?: string } };
+
+  it("is mirrored from a dream, promoted into git once on approval, and reports the commit", async () => {
+    // A household constraint from a reflection: the next dream proposes it for the household's facts artifact.
+    const reflected = await fetch(`${cortexUrl}/reflect`, {
+      method: "POST",
+      headers: cortexHeaders,
+      body: JSON.stringify({
+        principal: { userId: "alice", householdId: "home", agentId: "main" },
+        sessionId: "s-boiler",
+        items: [
+          {
+            type: "constraint",
+            statement: "The boiler must be serviced every May",
+            scope: { kind: "household", ownerIds: ["home"] },
+            sourceTurnIds: ["turn-1"],
+            // "Remember this": a user directive qualifies for the artifact without waiting for reinforcement.
+            userDirective: true,
+          },
+        ],
+      }),
+    });
+    expect(reflected.status, await reflected.text()).toBe(200);
+    // An approver: the chart's remram-approver role, bound in this namespace.
+    await client.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/roles`, {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name: "approver", namespace },
+      rules: [
+        { apiGroups: ["remram.io"], resources: ["artifactproposals"], verbs: ["get", "list", "approve"] },
+        { apiGroups: ["remram.io"], resources: ["artifactproposals/status"], verbs: ["patch"] },
+      ],
+    });
+    await client.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings`, {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "approver-alice", namespace },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "approver" },
+      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" }],
+    });
+
+    // `kubectl remram dream now nightly`: a request newer (to the second) than the schedule's last run.
+    await sleep(1_100);
+    const requestedAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    await client.mergePatch(`${api}/dreamschedules/nightly`, {
+      metadata: { annotations: { "remram.io/dream-requested-at": requestedAt } },
+    });
+    type ScheduleRun = KubeObject & {
+      status?: { lastScheduleTime?: string; lastRun?: { outcome: string; mirroredProposals?: number } };
+    };
+    const run = await waitFor(
+      async () => {
+        const current = await client.get<ScheduleRun>(`${api}/dreamschedules/nightly`);
+        const outcome = current?.status?.lastRun?.outcome;
+        return current?.status?.lastScheduleTime === requestedAt &&
+          (outcome === "Succeeded" || outcome === "Failed")
+          ? current
+          : undefined;
+      },
+      { what: "the requested dream cycle", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(run.status?.lastRun, JSON.stringify(run.status?.lastRun)).toMatchObject({ outcome: "Succeeded" });
+    expect(run.status?.lastRun?.mirroredProposals).toBeGreaterThanOrEqual(1);
+    const mirrored = await waitFor(
+      async () => {
+        const list = await client.get<{ items: Proposal[] }>(`${api}/artifactproposals`);
+        return list?.items.find((item) => item.status?.phase === "Pending");
+      },
+      { what: "a mirrored ArtifactProposal the operator has picked up", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(mirrored.spec.artifactPath).toMatch(/\.md$/);
+
+    // What `kubectl remram approve NAME` sends, as the approver.
+    const name = mirrored.metadata.name;
+    await alice.jsonPatch(
+      `${api}/artifactproposals/${name}/status`,
+      decisionPatch(mirrored, "Approved", "alice", new Date().toISOString().replace(/\.\d{3}Z$/, "Z")),
+    );
+    const promoted = await waitFor(
+      async () => {
+        const current = await client.get<Proposal>(`${api}/artifactproposals/${name}`);
+        return current?.status?.phase === "Promoted" || current?.status?.phase === "Failed"
+          ? current
+          : undefined;
+      },
+      { what: "the approved proposal promoted", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(promoted.status?.phase, JSON.stringify(promoted.status?.conditions)).toBe("Promoted");
+    const commitId = promoted.status?.promotion?.commitId ?? "";
+    const log = await simpleGit(workspaceDir).log();
+    expect(log.all.filter((entry) => entry.hash.startsWith(commitId))).toHaveLength(1);
+    // The commit names the proposal and the approver.
+    expect(`${log.latest?.message}\n${log.latest?.body}`).toContain(mirrored.spec.proposalId);
+    expect(`${log.latest?.message}\n${log.latest?.body}`).toContain("approved by alice");
+    expect(existsSync(join(workspaceDir, mirrored.spec.artifactPath))).toBe(true);
+    // Level-triggered: later reconciles of the promoted proposal commit nothing more.
+    await sleep(3_000);
+    expect((await simpleGit(workspaceDir).log()).total).toBe(log.total);
+  }, 240_000);
 });

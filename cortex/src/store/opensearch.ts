@@ -84,10 +84,21 @@ export async function request<T>(
   }
 }
 
+interface OpenSearchErrorBody {
+  type?: string;
+  reason?: string;
+  root_cause?: { type?: string; reason?: string }[];
+}
+
 function describeError(error: unknown): string {
-  const meta = (error as { meta?: { body?: { error?: { reason?: string; type?: string } } } }).meta;
-  const reason = meta?.body?.error?.reason;
-  if (reason !== undefined) return `${meta?.body?.error?.type ?? "error"}: ${reason}`;
+  const meta = (error as { meta?: { body?: { error?: OpenSearchErrorBody } } }).meta;
+  const body = meta?.body?.error;
+  if (body?.reason !== undefined) {
+    // "all shards failed" says nothing; the first root cause says why.
+    const cause = body.root_cause?.[0];
+    const detail = cause?.reason !== undefined && cause.reason !== body.reason ? ` (${cause.reason})` : "";
+    return `${body.type ?? "error"}: ${body.reason}${detail}`;
+  }
   return error instanceof Error ? error.message : String(error);
 }
 
