@@ -4,7 +4,7 @@
  * result to bench/results/<name>.json; this runner adds bench/results/index.json with the machine and outcomes.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,8 +45,17 @@ for (const file of files) {
   });
 }
 
+// A partial run (`tsx bench/run.ts operator`) keeps the other benchmarks' last outcomes in the index.
+const indexFile = join(resultsDir, "index.json");
+const earlier: BenchOutcome[] = existsSync(indexFile)
+  ? ((JSON.parse(readFileSync(indexFile, "utf8")) as { benchmarks?: BenchOutcome[] }).benchmarks ?? [])
+  : [];
+const merged = [
+  ...earlier.filter((outcome) => !outcomes.some((fresh) => fresh.name === outcome.name)),
+  ...outcomes,
+].sort((a, b) => a.name.localeCompare(b.name));
 writeFileSync(
-  join(resultsDir, "index.json"),
+  indexFile,
   `${JSON.stringify(
     {
       finishedAt: new Date().toISOString(),
@@ -56,7 +65,7 @@ writeFileSync(
         memoryGiB: Math.round(totalmem() / 2 ** 30),
       },
       node: process.version,
-      benchmarks: outcomes,
+      benchmarks: merged,
     },
     null,
     2,
