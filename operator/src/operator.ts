@@ -239,6 +239,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     images: options.images,
     models: new ModelPuller(options.fetchImpl),
     ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
+    metrics,
     now,
     log,
   });

@@ -12,6 +12,7 @@ import { mergeConditions, transitions } from "../runtime/conditions.js";
 import type { ReconcileResult } from "../runtime/controller.js";
 import type { EventRecorder } from "../runtime/events.js";
 import { type KubeClient, type KubeObject, objectPath } from "../runtime/kube-client.js";
+import type { OperatorMetrics } from "../runtime/metrics.js";
 import { controllerReference, splitKey } from "../runtime/owner.js";
 import {
   type ApplianceContext,
@@ -63,6 +64,7 @@ export interface ApplianceReconcilerDeps {
   ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
   now: () => number;
   randomToken?: () => string;
+  metrics?: OperatorMetrics;
   log: Logger;
 }
 
@@ -91,7 +93,10 @@ export class ApplianceReconciler {
     const { namespace, name } = splitKey(key);
     const appliance = this.deps.appliances.get(namespace, name);
     // Gone: the garbage collector removes children through their ownerReferences.
-    if (appliance === undefined || appliance.metadata.deletionTimestamp !== undefined) return undefined;
+    if (appliance === undefined || appliance.metadata.deletionTimestamp !== undefined) {
+      this.deps.metrics?.setApplianceConditions(namespace, name, undefined);
+      return undefined;
+    }
     const parsed = remramApplianceSpec.safeParse(appliance.spec ?? {});
     if (!parsed.success) {
       this.deps.log.warn({ key, error: parsed.error.message }, "appliance spec does not parse; skipping");
@@ -220,6 +225,7 @@ export class ApplianceReconciler {
       },
     };
     await this.writeStatus(appliance, status, previous, conditions);
+    this.deps.metrics?.setApplianceConditions(namespace, name, conditions);
     if (applied > 0) this.deps.log.info({ key, applied }, "applied children");
     const ready = conditions.find((condition) => condition.type === "Ready")?.status === "True";
     return ready ? undefined : { requeueAfterMs: 15_000 };

@@ -40,7 +40,10 @@ export class ArtifactProposalReconciler {
   async reconcile(key: string): Promise<ReconcileResult | undefined> {
     const { namespace, name } = splitKey(key);
     const proposal = this.deps.proposals.get(namespace, name);
-    if (proposal === undefined || proposal.metadata.deletionTimestamp !== undefined) return undefined;
+    if (proposal === undefined || proposal.metadata.deletionTimestamp !== undefined) {
+      this.deps.metrics?.setProposalPending(namespace, name, undefined);
+      return undefined;
+    }
     const spec = artifactProposalSpec.parse(proposal.spec ?? {});
     const generation = proposal.metadata.generation ?? 1;
     const previous = proposal.status;
@@ -110,6 +113,11 @@ export class ArtifactProposalReconciler {
       ...(promotion ? { promotion } : {}),
     };
     await applyStatusIfChanged(this.deps.client, proposal, status);
+    this.deps.metrics?.setProposalPending(
+      namespace,
+      name,
+      phase === "Pending" ? proposal.metadata.creationTimestamp : undefined,
+    );
     if (phase !== previous?.phase && phase !== "Pending") {
       await this.deps.events.record(proposal, {
         type: phase === "Failed" ? "Warning" : "Normal",

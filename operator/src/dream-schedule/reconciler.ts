@@ -126,6 +126,7 @@ export class DreamScheduleReconciler {
         status.lastRun = { startedAt: iso(nowMs), outcome: "Running" };
         this.start(key, namespace, spec, decision.scheduledMs, nowMs);
       } else if (decision.action === "skip") {
+        this.deps.metrics?.dreamRuns.inc({ outcome: "skipped" });
         status.lastScheduleTime = iso(decision.scheduledMs);
         status.lastRun = {
           startedAt: iso(nowMs),

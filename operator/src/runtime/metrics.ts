@@ -111,6 +111,48 @@ export class OperatorMetrics {
     help: "ArtifactProposals promoted into the workspace repository",
     registers: [this.registry],
   });
+  private readonly conditionTypes = new Map<string, string[]>();
+  readonly applianceCondition = new Gauge({
+    name: "remram_appliance_condition",
+    help: "1 when the appliance's condition of this type is True, else 0",
+    labelNames: ["namespace", "appliance", "type"] as const,
+    registers: [this.registry],
+  });
+  readonly proposalPendingSince = new Gauge({
+    name: "remram_proposal_pending_since_timestamp_seconds",
+    help: "Creation time of each ArtifactProposal still waiting for a decision",
+    labelNames: ["namespace", "proposal"] as const,
+    registers: [this.registry],
+  });
+
+  /** The appliance's conditions as gauges; `undefined` (deleted) drops its series. */
+  setApplianceConditions(
+    namespace: string,
+    appliance: string,
+    conditions: readonly { type: string; status: string }[] | undefined,
+  ): void {
+    const key = `${namespace}/${appliance}`;
+    for (const type of this.conditionTypes.get(key) ?? [])
+      this.applianceCondition.remove({ namespace, appliance, type });
+    this.conditionTypes.delete(key);
+    if (conditions === undefined) return;
+    for (const condition of conditions) {
+      this.applianceCondition.set(
+        { namespace, appliance, type: condition.type },
+        condition.status === "True" ? 1 : 0,
+      );
+    }
+    this.conditionTypes.set(
+      key,
+      conditions.map((condition) => condition.type),
+    );
+  }
+
+  /** The pending proposal's creation time, or (decided or deleted) no series. */
+  setProposalPending(namespace: string, proposal: string, createdAt: string | undefined): void {
+    if (createdAt === undefined) this.proposalPendingSince.remove({ namespace, proposal });
+    else this.proposalPendingSince.set({ namespace, proposal }, Date.parse(createdAt) / 1000);
+  }
 
   queueObserver(name: string): QueueObserver {
     return {

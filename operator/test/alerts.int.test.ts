@@ -1,0 +1,213 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { dump, load } from "js-yaml";
+import { afterAll, describe, expect, it } from "vitest";
+import { binPath, repoRoot, runDir } from "../../test/harness/src/paths.js";
+
+// The chart's PrometheusRule, rendered by Helm as kube-prometheus-stack would receive it, checked and unit-tested by
+// the real promtool: each alert fires on the series that should raise it, and stays quiet on healthy ones.
+const run = promisify(execFile);
+mkdirSync(runDir, { recursive: true });
+const scratch = mkdtempSync(join(runDir, "alerts-"));
+const runbooks = "https://remram.io/runbooks/operator";
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+async function renderedRules(): Promise<unknown> {
+  const { stdout } = await run(binPath("helm"), [
+    "template",
+    "remram-operator",
+    join(repoRoot, "charts/remram-operator"),
+    "--api-versions",
+    "monitoring.coreos.com/v1",
+    "--show-only",
+    "templates/prometheusrule.yaml",
+  ]);
+  const rule = load(stdout) as { kind: string; spec: { groups: unknown[] } };
+  expect(rule.kind).toBe("PrometheusRule");
+  return { groups: rule.spec.groups };
+}
+
+const alert = (labels: Record<string, string>, annotations: Record<string, string>) => ({
+  exp_labels: labels,
+  exp_annotations: annotations,
+});
+
+const ruleTests = {
+  rule_files: ["rules.yaml"],
+  evaluation_interval: "1m",
+  tests: [
+    {
+      interval: "1m",
+      input_series: [
+        {
+          series: 'remram_appliance_condition{namespace="home",appliance="box",type="Ready"}',
+          values: "0x90",
+        },
+        {
+          series: 'remram_appliance_condition{namespace="home",appliance="box",type="CortexReady"}',
+          values: "0x90",
+        },
+        {
+          series: 'remram_appliance_condition{namespace="home",appliance="box",type="OllamaReady"}',
+          values: "1x90",
+        },
+        {
+          series: 'remram_appliance_condition{namespace="home",appliance="ok",type="Ready"}',
+          values: "1x90",
+        },
+        // Created 8.1 days before the test's clock starts, and one created at its start.
+        {
+          series: 'remram_proposal_pending_since_timestamp_seconds{namespace="home",proposal="old"}',
+          values: "-700000x90",
+        },
+        {
+          series: 'remram_proposal_pending_since_timestamp_seconds{namespace="home",proposal="new"}',
+          values: "0x90",
+        },
+        { series: 'remram_dream_runs_total{outcome="succeeded"}', values: "0+1x90" },
+        { series: 'remram_dream_runs_total{outcome="skipped"}', values: "0 0 0 0 0 1x86" },
+        { series: 'leader_election_master_status{name="remram-operator"}', values: "0x90" },
+        { series: 'workqueue_depth{name="appliance"}', values: "80x90" },
+        { series: 'workqueue_depth{name="dreamschedule"}', values: "3x90" },
+        { series: 'controller_runtime_reconcile_total{controller="appliance"}', values: "0+10x90" },
+        { series: 'controller_runtime_reconcile_errors_total{controller="appliance"}', values: "0+5x90" },
+        { series: 'controller_runtime_reconcile_total{controller="dreamschedule"}', values: "0+10x90" },
+        { series: 'controller_runtime_reconcile_errors_total{controller="dreamschedule"}', values: "0x90" },
+      ],
+      alert_rule_test: [
+        {
+          eval_time: "20m",
+          alertname: "RemramApplianceNotReady",
+          exp_alerts: [
+            alert(
+              { severity: "critical", namespace: "home", appliance: "box", type: "Ready" },
+              {
+                summary: "Appliance home/box has not been Ready for 15 minutes.",
+                description: "`kubectl remram status` shows which component holds it back.",
+                runbook_url: `${runbooks}#remramappliancenotready`,
+              },
+            ),
+          ],
+        },
+        {
+          eval_time: "20m",
+          alertname: "RemramComponentNotReady",
+          exp_alerts: [
+            alert(
+              { severity: "warning", namespace: "home", appliance: "box", type: "CortexReady" },
+              {
+                summary: "CortexReady is False on appliance home/box.",
+                description: "The condition's reason and message say what is missing.",
+                runbook_url: `${runbooks}#remramcomponentnotready`,
+              },
+            ),
+          ],
+        },
+        { eval_time: "10m", alertname: "RemramApplianceNotReady", exp_alerts: [] },
+        {
+          eval_time: "80m",
+          alertname: "RemramProposalPendingTooLong",
+          exp_alerts: [
+            alert(
+              { severity: "info", namespace: "home", proposal: "old" },
+              {
+                summary: "Proposal home/old waits for a decision.",
+                description:
+                  "Review it with `kubectl remram diff` and decide with `kubectl remram approve` or `deny`.",
+                runbook_url: `${runbooks}#remramproposalpendingtoolong`,
+              },
+            ),
+          ],
+        },
+        {
+          eval_time: "10m",
+          alertname: "RemramDreamScheduleMissed",
+          exp_alerts: [
+            alert(
+              { severity: "warning", outcome: "skipped" },
+              {
+                summary: "A scheduled dream cycle was skipped or failed in the last day.",
+                description:
+                  "The DreamSchedule's lastRun and Warning events give the reason (deadline missed, previous run active, Cortex error).",
+                runbook_url: `${runbooks}#remramdreamschedulemissed`,
+              },
+            ),
+          ],
+        },
+        { eval_time: "4m", alertname: "RemramDreamScheduleMissed", exp_alerts: [] },
+        {
+          eval_time: "10m",
+          alertname: "RemramOperatorNoLeader",
+          exp_alerts: [
+            alert(
+              { severity: "critical" },
+              {
+                summary: "No Remram operator replica holds the Lease.",
+                description: "Nothing reconciles appliances, schedules or proposals.",
+                runbook_url: `${runbooks}#remramoperatornoleader`,
+              },
+            ),
+          ],
+        },
+        {
+          eval_time: "20m",
+          alertname: "RemramOperatorWorkqueueBacklog",
+          exp_alerts: [
+            alert(
+              { severity: "warning", name: "appliance" },
+              {
+                summary: "Work queue appliance has stayed above 50 keys.",
+                description: "The operator cannot keep up or is stuck behind the API server.",
+                runbook_url: `${runbooks}#remramoperatorworkqueuebacklog`,
+              },
+            ),
+          ],
+        },
+        {
+          eval_time: "20m",
+          alertname: "RemramOperatorReconcileErrors",
+          exp_alerts: [
+            alert(
+              { severity: "warning", controller: "appliance" },
+              {
+                summary: "Controller appliance fails more than 10% of its reconciles.",
+                description: "Check the operator's log and the Warning events of the affected objects.",
+                runbook_url: `${runbooks}#remramoperatorreconcileerrors`,
+              },
+            ),
+          ],
+        },
+        {
+          eval_time: "10m",
+          alertname: "RemramOperatorDown",
+          exp_alerts: [
+            alert(
+              // absent() of a filtered expression carries no labels of the missing series.
+              { severity: "critical" },
+              {
+                summary: "The Remram operator is not running or not scraped.",
+                description: "No healthy scrape of remram-operator-metrics for 5 minutes.",
+                runbook_url: `${runbooks}#remramoperatordown`,
+              },
+            ),
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+describe("the chart's alert rules", () => {
+  it("pass promtool's check and fire exactly where they should", async () => {
+    writeFileSync(join(scratch, "rules.yaml"), dump(await renderedRules()));
+    writeFileSync(join(scratch, "rules.test.yaml"), dump(ruleTests));
+    await run(binPath("promtool"), ["check", "rules", join(scratch, "rules.yaml")]);
+    const tested = await run(binPath("promtool"), ["test", "rules", join(scratch, "rules.test.yaml")]).catch(
+      (error: { stdout?: string; stderr?: string }) => error,
+    );
+    expect(`${tested.stdout ?? ""}${tested.stderr ?? ""}`).toContain("SUCCESS");
+  });
+});
