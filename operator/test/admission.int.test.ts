@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../../test/harness/src/wait.js";
 import { operatorUsername } from "../src/api/approval-policy.js";
 import { defaultOperatorNamespace, defaultOperatorServiceAccount } from "../src/api/generated-files.js";
 import { KubeApiError, type KubeClient } from "../src/runtime/kube-client.js";
@@ -13,6 +14,23 @@ const authenticated = ["system:authenticated"];
 const operatorClient = admin.as(operatorName, ["system:serviceaccounts", "system:authenticated"]);
 const alice = admin.as("alice", authenticated);
 const bob = admin.as("bob", authenticated);
+
+/** Retry a request the approval policy refuses as "not the operator" until the committed policy is in force. */
+async function untilAccepted(request: () => Promise<unknown>): Promise<void> {
+  await waitFor(
+    async () => {
+      try {
+        await request();
+        return true;
+      } catch (error) {
+        if (error instanceof KubeApiError && error.message.includes("only the remram operator"))
+          return undefined;
+        throw error;
+      }
+    },
+    { what: "the committed approval policy in force", timeoutMs: 30_000, intervalMs: 500 },
+  );
+}
 
 /** The message the API server rejects a request with (the test fails if it is accepted). */
 async function rejection(request: Promise<unknown>): Promise<string> {
@@ -336,21 +354,25 @@ describe("approving an ArtifactProposal", () => {
       const creator = name === "p-self" ? alice : operatorClient;
       const proposedBy = name === "p-self" ? "alice" : operatorName;
       await creator.create(`${api}/artifactproposals`, proposal(name, { proposedBy }));
-      // The operator's first status: Pending, Ready=False.
-      await operatorClient.mergePatch(statusPath(name), {
-        status: {
-          phase: "Pending",
-          conditions: [
-            {
-              type: "Ready",
-              status: "False",
-              reason: "AwaitingApproval",
-              message: "",
-              lastTransitionTime: "2026-01-01T00:00:00Z",
-            },
-          ],
-        },
-      });
+      // The operator's first status: Pending, Ready=False. The API server applies a changed admission policy
+      // a moment after it is stored (another suite may just have installed the chart's with another identity), so
+      // this first write waits for the committed policy to be in force.
+      await untilAccepted(() =>
+        operatorClient.mergePatch(statusPath(name), {
+          status: {
+            phase: "Pending",
+            conditions: [
+              {
+                type: "Ready",
+                status: "False",
+                reason: "AwaitingApproval",
+                message: "",
+                lastTransitionTime: "2026-01-01T00:00:00Z",
+              },
+            ],
+          },
+        }),
+      );
     }
   });
 
