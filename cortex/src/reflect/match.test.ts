@@ -32,28 +32,33 @@ describe("claim comparison", () => {
 describe("reflect-delta matching", () => {
   it("reinforces an object with the same claim even when the embeddings are far apart", () => {
     const stored = knowledgeObject({ id: "k1", type: "preference", claim: coffee });
-    const match = matchDeltaItem({ type: "preference", claim: coffee, scope: alice }, [
-      { object: stored, similarity: 0.2 },
-    ]);
+    const match = matchDeltaItem(
+      { type: "preference", statement: "a new statement", claim: coffee, scope: alice },
+      [{ object: stored, similarity: 0.2 }],
+    );
     expect(match).toEqual({ action: "reinforce", target: stored, by: "claim" });
   });
 
   it("reinforces a near-duplicate statement by cosine similarity at the threshold", () => {
     const stored = knowledgeObject({ id: "k1" });
-    const match = matchDeltaItem({ type: "fact", scope: alice }, [{ object: stored, similarity: 0.9 }]);
+    const match = matchDeltaItem({ type: "fact", statement: "a new statement", scope: alice }, [
+      { object: stored, similarity: 0.9 },
+    ]);
     expect(match).toMatchObject({ action: "reinforce", by: "semantic" });
   });
 
   it("creates a new object just below the duplicate threshold and links it as related", () => {
     const stored = knowledgeObject({ id: "k1" });
-    const match = matchDeltaItem({ type: "fact", scope: alice }, [{ object: stored, similarity: 0.8999 }]);
+    const match = matchDeltaItem({ type: "fact", statement: "a new statement", scope: alice }, [
+      { object: stored, similarity: 0.8999 },
+    ]);
     expect(match).toEqual({ action: "create", relatedIds: ["k1"], conflictingIds: [] });
   });
 
   it("never reinforces across types or scopes", () => {
     const otherType = knowledgeObject({ id: "k1", type: "decision" });
     const otherScope = knowledgeObject({ id: "k2", scope: { kind: "user", ownerIds: ["bob"] } });
-    const match = matchDeltaItem({ type: "fact", scope: alice }, [
+    const match = matchDeltaItem({ type: "fact", statement: "a new statement", scope: alice }, [
       { object: otherType, similarity: 0.99 },
       { object: otherScope, similarity: 0.99 },
     ]);
@@ -62,9 +67,20 @@ describe("reflect-delta matching", () => {
 
   it("marks a conflicting claim instead of reinforcing it, however similar the text", () => {
     const stored = knowledgeObject({ id: "k1", type: "preference", claim: tea });
-    const match = matchDeltaItem({ type: "preference", claim: coffee, scope: alice }, [
-      { object: stored, similarity: 0.97 },
-    ]);
+    const match = matchDeltaItem(
+      { type: "preference", statement: "a new statement", claim: coffee, scope: alice },
+      [{ object: stored, similarity: 0.97 }],
+    );
+    expect(match).toEqual({ action: "create", relatedIds: [], conflictingIds: ["k1"] });
+  });
+
+  it("never reinforces a near neighbour that says the opposite, and marks it as conflicting", () => {
+    const likes = knowledgeObject({ id: "k1", type: "preference", statement: "Alice likes jazz" });
+    const match = matchDeltaItem(
+      { type: "preference", statement: "Alice does not like jazz", scope: alice },
+      // MiniLM's cosine for this pair
+      [{ object: likes, similarity: 0.912 }],
+    );
     expect(match).toEqual({ action: "create", relatedIds: [], conflictingIds: ["k1"] });
   });
 
@@ -75,7 +91,7 @@ describe("reflect-delta matching", () => {
       invalidAt: "2026-01-02T00:00:00Z",
     });
     const demoted = knowledgeObject({ id: "k2", state: "demoted" });
-    const match = matchDeltaItem({ type: "fact", scope: alice }, [
+    const match = matchDeltaItem({ type: "fact", statement: "a new statement", scope: alice }, [
       { object: invalidated, similarity: 0.99 },
       { object: demoted, similarity: 0.95 },
     ]);
@@ -83,7 +99,7 @@ describe("reflect-delta matching", () => {
   });
 
   it("picks the most similar duplicate and breaks ties by id", () => {
-    const match = matchDeltaItem({ type: "fact", scope: alice }, [
+    const match = matchDeltaItem({ type: "fact", statement: "a new statement", scope: alice }, [
       { object: knowledgeObject({ id: "k3" }), similarity: 0.95 },
       { object: knowledgeObject({ id: "k2" }), similarity: 0.95 },
       { object: knowledgeObject({ id: "k1" }), similarity: 0.93 },
@@ -96,7 +112,7 @@ describe("reflect-delta matching", () => {
       object: knowledgeObject({ id: `k${i}` }),
       similarity,
     }));
-    const match = matchDeltaItem({ type: "fact", scope: alice }, neighbours);
+    const match = matchDeltaItem({ type: "fact", statement: "a new statement", scope: alice }, neighbours);
     expect(match).toEqual({
       action: "create",
       relatedIds: ["k2", "k6", "k1", "k5", "k4"],
@@ -112,8 +128,11 @@ describe("reflect-delta matching", () => {
     fc.assert(
       fc.property(fc.uniqueArray(neighbour, { selector: (n) => n.id, maxLength: 4 }), (raw) => {
         const list = raw.map((n) => ({ object: knowledgeObject({ id: n.id }), similarity: n.similarity }));
-        const forward = matchDeltaItem({ type: "fact", scope: alice }, list);
-        const backward = matchDeltaItem({ type: "fact", scope: alice }, [...list].reverse());
+        const forward = matchDeltaItem({ type: "fact", statement: "a new statement", scope: alice }, list);
+        const backward = matchDeltaItem(
+          { type: "fact", statement: "a new statement", scope: alice },
+          [...list].reverse(),
+        );
         expect(backward).toEqual(forward);
       }),
     );

@@ -6,6 +6,7 @@ import {
   type Scope,
   sameScope,
 } from "./knowledge.js";
+import { areOpposites } from "./polarity.js";
 
 /**
  * Matching a reflected statement against what is already stored, so reflection reinforces instead of
@@ -67,6 +68,7 @@ export type ItemMatch =
 
 interface Candidate {
   type: KnowledgeType;
+  statement: string;
   claim?: Claim | undefined;
   scope: Scope;
 }
@@ -78,9 +80,11 @@ function bySimilarityThenId(a: Neighbour, b: Neighbour): number {
 /**
  * Decide whether a reflected item reinforces an existing object or becomes a new one:
  * 1. same type, same scope, and the same claim → reinforce (claim match);
- * 2. same type, same scope, cosine ≥ duplicateSimilarity and no conflicting claim → reinforce (semantic);
+ * 2. same type, same scope, cosine ≥ duplicateSimilarity, no conflicting claim and not its opposite
+ *    ("likes jazz" / "does not like jazz" sit at cosine 0.91) → reinforce (semantic);
  * 3. otherwise create, linked as related to neighbours with cosine ≥ relatedSimilarity, and marked as
- *    conflicting with objects whose claim conflicts (dream resolves those; reflection stays additive).
+ *    conflicting with objects whose claim conflicts or that say the opposite (dream resolves those; reflection
+ *    stays additive).
  * Only neighbours in the item's own scope are considered, so nothing links across scopes.
  */
 export function matchDeltaItem(
@@ -89,10 +93,16 @@ export function matchDeltaItem(
   thresholds: MatchThresholds = defaultMatchThresholds,
 ): ItemMatch {
   const inScope = neighbours.filter((n) => isMatchable(n.object) && sameScope(n.object.scope, item.scope));
-  const relation = (n: Neighbour): ClaimRelation =>
+  const claimRelation = (n: Neighbour): ClaimRelation =>
     item.claim && n.object.claim
       ? compareClaims(item.claim, n.object.claim, thresholds.multiValuedPredicates)
       : "unrelated";
+  const relation = (n: Neighbour): ClaimRelation => {
+    const byClaim = claimRelation(n);
+    if (byClaim !== "unrelated") return byClaim;
+    const near = (n.similarity ?? 0) >= thresholds.relatedSimilarity;
+    return near && areOpposites(item.statement, n.object.statement) ? "conflicting" : "unrelated";
+  };
 
   const claimMatches = inScope
     .filter((n) => n.object.type === item.type && relation(n) === "same")
