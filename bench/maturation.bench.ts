@@ -2,7 +2,7 @@
  * Reflection, dream and archive throughput on a real OpenSearch (no Ollama: objects carry random vectors, so the
  * k-NN neighbour lookups of dream are exercised). Writes bench/results/maturation.json.
  * Dream sizes: BENCH_DREAM_SIZES (comma-separated object counts, default 10000); vectors for the first
- * BENCH_DREAM_VECTORS objects (default 10000).
+ * BENCH_DREAM_VECTORS objects (default all).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +12,7 @@ import { startOpenSearch } from "@remram/test-harness";
 import { runMaturationBenchmarks } from "./maturation-scenarios.js";
 
 const sizes = (process.env.BENCH_DREAM_SIZES ?? "10000").split(",").map((size) => Number.parseInt(size, 10));
-const vectorLimit = Number(process.env.BENCH_DREAM_VECTORS ?? 10_000);
+const vectorLimit = Number(process.env.BENCH_DREAM_VECTORS ?? Number.POSITIVE_INFINITY);
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
 
 const opensearch = await startOpenSearch();

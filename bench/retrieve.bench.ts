@@ -21,7 +21,7 @@ import { cortexConfig } from "../cortex/src/config.js";
 import { knowledgeIdFor, planIngest } from "../cortex/src/core/ingest-plan.js";
 import { ingestEvent } from "../cortex/src/schemas/ingest.js";
 import type { RetrieveResponse } from "../cortex/src/schemas/retrieve.js";
-import { request, toIndexDocument } from "../cortex/src/store/opensearch.js";
+import { knowledgeWriteLines, request } from "../cortex/src/store/opensearch.js";
 import {
   bulkCorpus,
   corpusPrincipal,
@@ -124,13 +124,20 @@ async function loadCorpus(app: FastifyInstance, size: number) {
       const statement = slice[position]?.statement ?? "";
       if (item.knowledge === null) return;
       lines.push(
-        { create: { _index: store.indices.knowledge, _id: item.knowledge.id } },
-        toIndexDocument(item.knowledge, vectors.get(statement) ?? null, embedder.model),
+        ...knowledgeWriteLines(
+          store.indices,
+          "create",
+          item.knowledge,
+          vectors.get(statement) ?? null,
+          embedder.model,
+        ),
       );
     });
     await request(store, "POST", "/_bulk", lines, { ndjson: true, timeoutMs: 300_000 });
   }
-  await request(store, "POST", `/${store.indices.knowledge}/_refresh`, undefined, { timeoutMs: 300_000 });
+  await request(store, "POST", `/${store.indices.knowledge},${store.indices.vectors}/_refresh`, undefined, {
+    timeoutMs: 300_000,
+  });
   const round = (seconds: number) => Math.round(seconds * 10) / 10;
   return {
     distinctStatements: pool.length,

@@ -6,7 +6,7 @@ import { countTokens } from "gpt-tokenizer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../src/schemas/common.js";
 import type { KnowledgeObject } from "../src/schemas/knowledge.js";
-import { createDocuments, toIndexDocument } from "../src/store/opensearch.js";
+import { createDocuments, knowledgeDocument } from "../src/store/opensearch.js";
 import { auth, deadUrl, dropIndices, ingestEvents, retrieveFor, startCortex } from "./helpers.js";
 
 const { url: opensearchUrl } = testbedEndpoints("opensearch");
@@ -403,7 +403,7 @@ describe("the policy gate on real OpenSearch", () => {
       objects.map((object) => ({
         index: store.indices.knowledge,
         id: object.id,
-        document: toIndexDocument(object, null, null),
+        document: knowledgeDocument(object),
       })),
     );
     app.cortex.clock = () => now;

@@ -306,7 +306,12 @@ export function archiveRoutes(
         const { userId, requestedBy, reason } = request.body;
         const byOwner = { query: { term: { "owner.userId": userId } } };
         // Search then bulk-delete by id: delete_by_query lives in the reindex module, which a minimal node may lack.
-        const deleted = async (index: string, query: { query: unknown }) => {
+        // A knowledge object's vector and neighbour list go with it.
+        const deleted = async (
+          index: string,
+          query: { query: unknown },
+          companions: readonly string[] = [],
+        ) => {
           let count = 0;
           for (;;) {
             const { body: found } = await storeRequest<SearchResult<unknown>>(
@@ -321,7 +326,9 @@ export function archiveRoutes(
             );
             const ids = found.hits.hits.map((hit) => hit._id);
             if (ids.length === 0) return count;
-            const lines = ids.map((id) => ({ delete: { _index: index, _id: id } }));
+            const lines = [index, ...companions].flatMap((target) =>
+              ids.map((id) => ({ delete: { _index: target, _id: id } })),
+            );
             await storeRequest(store, "POST", "/_bulk?refresh=true", lines, {
               ndjson: true,
               timeoutMs: 120_000,
@@ -329,8 +336,13 @@ export function archiveRoutes(
             count += ids.length;
           }
         };
-        const knowledgeDeleted = await deleted(store.indices.knowledge, byOwner);
+        const knowledgeDeleted = await deleted(store.indices.knowledge, byOwner, [
+          store.indices.vectors,
+          where.neighbours,
+        ]);
         const chunksDeleted = await deleted(store.indices.chunks, byOwner);
+        // Vectors whose object went before them (a write interrupted midway) go too.
+        await deleted(store.indices.vectors, byOwner);
         // Documents the user owns alone go entirely; shared ones stay (another owner's data is not theirs to erase).
         const { body } = await storeRequest<SearchResult<IndexEntry>>(
           store,

@@ -5,6 +5,7 @@ import {
   effectiveMinConfidence,
   eligibleTypes,
   knowledgeGate,
+  knowledgeVectorGate,
   privacyClause,
   scopeClause,
 } from "./policy.js";
@@ -66,6 +67,14 @@ describe("the policy gate as OpenSearch filters", () => {
     expect(gate).toContainEqual({ terms: { "consent.agents": ["*", "main"] } });
     expect(gate).toContainEqual({ range: { "validity.validFrom": { lte: now } } });
     expect(gate).toContainEqual({ range: { confidence: { gte: 0.5 } } });
+  });
+
+  it("leaves only the confidence floor out of the gate on knowledge vectors", () => {
+    const request = { principal, now, types: ["fact" as const], minConfidence: 0.5 };
+    const full = knowledgeGate(request, policy);
+    const vector = knowledgeVectorGate(request, policy);
+    expect(vector).not.toContainEqual({ range: { confidence: { gte: 0.5 } } });
+    expect(full).toEqual([...vector, { range: { confidence: { gte: 0.5 } } }]);
   });
 
   it("never lowers the policy's confidence floor below its own minimum", () => {

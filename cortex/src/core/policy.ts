@@ -100,29 +100,42 @@ export function effectiveMinConfidence(request: GateRequest, policy: DimensionPo
   return Math.max(policy.eligibility.minConfidence, request.minConfidence ?? 0);
 }
 
-/** Clauses every index shares: scope, privacy, consent, validity, confidence floor, dimension filters. */
-function commonClauses(request: GateRequest, policy: DimensionPolicy): FilterClause[] {
+/** The confidence floor: the policy's minimum, or the request's if higher. */
+export function confidenceClause(request: GateRequest, policy: DimensionPolicy): FilterClause {
+  return { range: { confidence: { gte: effectiveMinConfidence(request, policy) } } };
+}
+
+/** Clauses every index shares but the confidence floor: scope, privacy, consent, validity, dimension filters. */
+function stableClauses(request: GateRequest, policy: DimensionPolicy): FilterClause[] {
   return [
     scopeClause(request.principal, policy),
     privacyClause(request.principal, policy),
     ...consentClauses(request.principal),
     ...validityClauses(request.now),
-    { range: { confidence: { gte: effectiveMinConfidence(request, policy) } } },
     ...dimensionFilterClauses(request.dimensionFilters),
   ];
 }
 
-/** The full gate for knowledge objects: common clauses plus lifecycle status and type eligibility. */
-export function knowledgeGate(request: GateRequest, policy: DimensionPolicy): FilterClause[] {
+/**
+ * The gate on knowledge vectors: everything but the confidence floor. A vector document is rewritten only when
+ * these fields change; confidence changes with every reflection and dream cycle, so it stays on the knowledge
+ * document and retrieval applies the full gate there before anything found by k-NN is ranked.
+ */
+export function knowledgeVectorGate(request: GateRequest, policy: DimensionPolicy): FilterClause[] {
   return [
     { term: { status: "active" } },
     { terms: { type: eligibleTypes(request, policy) } },
-    ...commonClauses(request, policy),
+    ...stableClauses(request, policy),
   ];
+}
+
+/** The full gate for knowledge objects: the vector gate plus the confidence floor. */
+export function knowledgeGate(request: GateRequest, policy: DimensionPolicy): FilterClause[] {
+  return [...knowledgeVectorGate(request, policy), confidenceClause(request, policy)];
 }
 
 /** The gate for chunks. Chunks carry no knowledge type; a request restricted to types sees no chunks. */
 export function chunkGate(request: GateRequest, policy: DimensionPolicy): FilterClause[] | null {
   if (request.types !== undefined) return null;
-  return commonClauses(request, policy);
+  return [...stableClauses(request, policy), confidenceClause(request, policy)];
 }

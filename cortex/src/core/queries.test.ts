@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { knnScoreFloor, normalizeHints, planSearches, rankingClock, signalHits } from "./queries.js";
 
-const gate = [{ term: { status: "active" } }];
+const gate = [{ term: { status: "active" } }, { range: { confidence: { gte: 0.2 } } }];
+const vectorGate = [{ term: { status: "active" } }];
 const base = {
   knowledgeIndex: "k",
+  knowledgeVectorIndex: "kv",
   chunkIndex: "c",
   requestText: "where is the boat",
   knowledgeGate: gate,
+  knowledgeVectorGate: vectorGate,
   chunkGate: gate,
   vector: [0.1, 0.2],
   hints: [] as string[],
@@ -16,11 +19,11 @@ const base = {
 describe("the search plan of one retrieval", () => {
   it("puts the policy gate inside every BM25 and k-NN search, for objects and chunks", () => {
     const searches = planSearches(base);
-    expect(searches.map((search) => `${search.kind}:${search.signal}`)).toEqual([
-      "fact:bm25",
-      "fact:knn",
-      "chunk:bm25",
-      "chunk:knn",
+    expect(searches.map((search) => `${search.kind}:${search.signal}:${search.index}`)).toEqual([
+      "fact:bm25:k",
+      "fact:knn:kv",
+      "chunk:bm25:c",
+      "chunk:knn:c",
     ]);
     for (const search of searches) {
       const query = search.body.query as {
@@ -28,7 +31,8 @@ describe("the search plan of one retrieval", () => {
         knn?: { embedding: { filter: { bool: { filter: unknown } } } };
       };
       const filter = search.signal === "knn" ? query.knn?.embedding.filter.bool.filter : query.bool?.filter;
-      expect(filter).toBe(gate);
+      // Knowledge vectors carry every gate field but confidence; retrieval re-gates their objects in full.
+      expect(filter).toBe(search.kind === "fact" && search.signal === "knn" ? vectorGate : gate);
     }
   });
 
@@ -60,7 +64,8 @@ describe("the search plan of one retrieval", () => {
 
   it("never asks OpenSearch for embeddings back and always sorts ties by id", () => {
     for (const search of planSearches({ ...base, hints: ["x"] })) {
-      expect(search.body._source).toEqual({ excludes: ["embedding"] });
+      const vectorSearch = search.kind === "fact" && search.signal === "knn";
+      expect(search.body._source).toEqual(vectorSearch ? false : { excludes: ["embedding"] });
       expect(JSON.stringify(search.body.sort)).toContain('{"id":"asc"}');
     }
   });

@@ -18,9 +18,13 @@ export interface PlannedSearch {
 
 export interface SearchPlanInput {
   knowledgeIndex: string;
+  /** Knowledge vectors live apart from the objects (templates.ts); k-NN over them returns ids only. */
+  knowledgeVectorIndex: string;
   chunkIndex: string;
   requestText: string;
   knowledgeGate: FilterClause[];
+  /** The knowledge gate without the confidence floor, which vector documents do not carry. */
+  knowledgeVectorGate: FilterClause[];
   /** null: the request may not see chunks. */
   chunkGate: FilterClause[] | null;
   vector: readonly number[] | null;
@@ -50,11 +54,19 @@ function facetClause(hints: readonly string[]): FilterClause {
 
 export function planSearches(input: SearchPlanInput): PlannedSearch[] {
   const searches: PlannedSearch[] = [];
-  const targets: { kind: ItemKind; index: string; gate: FilterClause[]; fields: string[] }[] = [
+  const targets: {
+    kind: ItemKind;
+    index: string;
+    gate: FilterClause[];
+    knn: { index: string; gate: FilterClause[]; source: false | { excludes: string[] } };
+    fields: string[];
+  }[] = [
     {
       kind: "fact",
       index: input.knowledgeIndex,
       gate: input.knowledgeGate,
+      // Hits come back as ids; retrieval fetches them through the full gate (hydrateKnnFacts).
+      knn: { index: input.knowledgeVectorIndex, gate: input.knowledgeVectorGate, source: false },
       fields: ["statement^2", "claim.object"],
     },
   ];
@@ -63,6 +75,7 @@ export function planSearches(input: SearchPlanInput): PlannedSearch[] {
       kind: "chunk",
       index: input.chunkIndex,
       gate: input.chunkGate,
+      knn: { index: input.chunkIndex, gate: input.chunkGate, source: { excludes: sourceExcludes } },
       fields: ["text", "title^0.5"],
     });
   }
@@ -87,16 +100,17 @@ export function planSearches(input: SearchPlanInput): PlannedSearch[] {
       searches.push({
         signal: "knn",
         kind: target.kind,
-        index: target.index,
+        index: target.knn.index,
         body: {
           ...common,
+          _source: target.knn.source,
           // The gate is the k-NN `filter`: Lucene filters during the graph search, so k results are all eligible.
           query: {
             knn: {
               embedding: {
                 vector: input.vector,
                 k: input.candidates,
-                filter: { bool: { filter: target.gate } },
+                filter: { bool: { filter: target.knn.gate } },
               },
             },
           },

@@ -142,10 +142,66 @@ describe("dream cycle plan", () => {
     expect(second.proposals).toEqual([]);
   });
 
-  it("reports every count, full or incremental", () => {
-    const plan = planDreamCycle(input([]));
+  it("credits survival once per change: a full cycle re-examines every pair but rewards only changed objects", () => {
+    const settled = knowledgeObject({
+      id: "settled",
+      updatedAt: "2026-02-20T00:00:00.000Z",
+      lastReinforcedAt: "2026-02-27T00:00:00.000Z",
+    });
+    const fresh = knowledgeObject({
+      id: "fresh",
+      updatedAt: "2026-02-28T00:00:00.000Z",
+      lastReinforcedAt: "2026-02-28T00:00:00.000Z",
+    });
+    const plan = planDreamCycle(
+      input([settled, fresh], { changedSince: "2026-02-27T00:00:00.000Z", compareAll: true }),
+    );
+    expect(plan.counts).toMatchObject({ changedObjects: 1, survived: 1 });
+    expect(plan.writes.map((o) => o.id)).toEqual(["fresh"]);
+  });
+
+  it("compares pairs of unchanged objects only in a full cycle", () => {
+    const older = knowledgeObject({
+      id: "a",
+      type: "preference",
+      statement: "Alice likes jazz",
+      lastReinforcedAt: "2026-02-01T00:00:00.000Z",
+      updatedAt: "2026-02-01T00:00:00.000Z",
+    });
+    const newer = knowledgeObject({
+      id: "b",
+      type: "preference",
+      statement: "Alice does not like jazz",
+      lastReinforcedAt: "2026-02-10T00:00:00.000Z",
+      updatedAt: "2026-02-10T00:00:00.000Z",
+    });
+    const pairs = [{ aId: "a", bId: "b", similarity: 0.9 }];
+    const since = "2026-02-27T00:00:00.000Z";
+    expect(planDreamCycle(input([older, newer], { pairs, changedSince: since })).counts).toMatchObject({
+      contradictionsDetected: 0,
+    });
+    const full = planDreamCycle(input([older, newer], { pairs, changedSince: since, compareAll: true }));
+    expect(full.counts).toMatchObject({ contradictionsDetected: 1, invalidated: 1 });
+  });
+
+  it("reports every count, full or incremental, with the shell's graph and write counts", () => {
+    const graph = { built: 5, pending: 2, vectorsBackfilled: 1 };
+    const plan = planDreamCycle(input([], { neighbourGraph: graph }));
     expect(Object.keys(plan.counts).sort()).toEqual([...dreamCountNames].sort());
-    expect(dreamReport(input([]), plan, now)).toMatchObject({ mode: "full", cycleId: "c1" });
-    expect(dreamReport(input([], { changedSince: now }), plan, now).mode).toBe("incremental");
+    expect(plan.counts).toMatchObject({
+      neighbourListsBuilt: 5,
+      neighbourListsPending: 2,
+      vectorsBackfilled: 1,
+    });
+    const applied = { writeConflicts: 3 };
+    expect(dreamReport(input([]), plan, now, applied)).toMatchObject({
+      mode: "full",
+      cycleId: "c1",
+      counts: { writeConflicts: 3 },
+    });
+    expect(dreamReport(input([], { changedSince: now }), plan, now, applied).mode).toBe("incremental");
+    expect(dreamReport(input([], { changedSince: now, compareAll: true }), plan, now, applied).mode).toBe(
+      "full",
+    );
   });
 });

@@ -56,14 +56,21 @@ export interface DreamInput {
   cycleId: string;
   now: string;
   /**
-   * When the previous cycle started (its writes carry that time); undefined runs a full cycle over every pair.
-   * Objects updated after it are "changed"; reflection writes made while that cycle ran count as changed too.
+   * When the previous cycle started (its writes carry that time); undefined when there was none. Objects updated
+   * after it are "changed"; reflection writes made while that cycle ran count as changed too.
    */
   changedSince?: string | undefined;
+  /**
+   * Compare every pair, not only pairs touching a changed object (a full cycle). Survival is credited to changed
+   * objects either way: an object survives a cycle once per change, so full cycles do not inflate confidence.
+   */
+  compareAll?: boolean | undefined;
   /** Live and demoted objects (invalidated ones may be left out: nothing here revives them). */
   objects: readonly MaturingObject[];
-  /** Near-neighbour pairs with cosine similarity, at least for the objects changed since the last cycle. */
+  /** Near-neighbour pairs with cosine similarity: the neighbour graph (neighbours.ts). */
   pairs: readonly SimilarPair[];
+  /** What the shell did to the neighbour graph this cycle, for the report. */
+  neighbourGraph?: { built: number; pending: number; vectorsBackfilled: number } | undefined;
   candidateDimensions: readonly CandidateDimensionStats[];
   canonicalDimensions: readonly string[];
   /** Current artifact files under the artifacts folder, by workspace-relative path. */
@@ -74,6 +81,9 @@ export interface DreamInput {
 
 export const dreamCountNames = [
   "objectsScanned",
+  "neighbourListsBuilt",
+  "neighbourListsPending",
+  "vectorsBackfilled",
   "changedObjects",
   "contradictionsDetected",
   "contradictionsResolved",
@@ -86,6 +96,7 @@ export const dreamCountNames = [
   "principlesReinforced",
   "dimensionsPromoted",
   "proposalsGenerated",
+  "writeConflicts",
 ] as const;
 export type DreamCounts = Record<(typeof dreamCountNames)[number], number>;
 
@@ -113,12 +124,15 @@ export function planDreamCycle(input: DreamInput, options: DreamOptions = defaul
   const counts: DreamCounts = Object.fromEntries(dreamCountNames.map((n) => [n, 0])) as DreamCounts;
   counts.objectsScanned = input.objects.length;
   counts.changedObjects = changed.length;
+  counts.neighbourListsBuilt = input.neighbourGraph?.built ?? 0;
+  counts.neighbourListsPending = input.neighbourGraph?.pending ?? 0;
+  counts.vectorsBackfilled = input.neighbourGraph?.vectorsBackfilled ?? 0;
 
   // 1. Contradictions: the newer, strong-enough side wins; the loser is invalidated and linked, never deleted.
   const contradictions = detectContradictions(
     input.objects,
     input.pairs,
-    input.changedSince,
+    input.compareAll ? undefined : input.changedSince,
     options.contradictions,
   );
   counts.contradictionsDetected = contradictions.length;
@@ -152,7 +166,7 @@ export function planDreamCycle(input: DreamInput, options: DreamOptions = defaul
   }
   counts.reviewItems = reviewItems.length;
 
-  // 2. Objects this cycle examined and found uncontradicted gain a little confidence.
+  // 2. Changed objects this cycle examined and found uncontradicted gain a little confidence.
   for (const object of changed) {
     const current = get(object.id) as MaturingObject;
     if (!isLive(current) || contested.has(object.id)) continue;
@@ -221,7 +235,7 @@ function mergeLinks(current: MaturingObject, next: MaturingObject): MaturingObje
   return next.links.reduce((links, link) => addLink(links, link), current.links);
 }
 
-/** The pure part of what `GET /dream/{cycleId}` returns. */
+/** What `GET /dream/{cycleId}` returns. */
 export interface DreamReport {
   cycleId: string;
   mode: "full" | "incremental";
@@ -231,15 +245,26 @@ export interface DreamReport {
   reviewItems: ReviewItem[];
   dimensionPromotions: DimensionPromotion[];
   proposalIds: string[];
+  /** Milliseconds per phase (load, neighbours, plan, write), measured by the shell. */
+  timingsMs?: Record<string, number> | undefined;
 }
 
-export function dreamReport(input: DreamInput, plan: DreamPlan, finishedAt: string): DreamReport {
+/**
+ * The report of a planned (and, unless a dry run, applied) cycle. `writeConflicts`: planned updates skipped
+ * because reflection wrote the object while the cycle ran; the next cycle sees those objects as changed.
+ */
+export function dreamReport(
+  input: DreamInput,
+  plan: DreamPlan,
+  finishedAt: string,
+  applied: { writeConflicts: number },
+): DreamReport {
   return {
     cycleId: input.cycleId,
-    mode: input.changedSince === undefined ? "full" : "incremental",
+    mode: input.changedSince === undefined || input.compareAll ? "full" : "incremental",
     startedAt: input.now,
     finishedAt,
-    counts: plan.counts,
+    counts: { ...plan.counts, writeConflicts: applied.writeConflicts },
     reviewItems: plan.reviewItems,
     dimensionPromotions: plan.dimensionPromotions,
     proposalIds: plan.proposals.map((p) => p.id),

@@ -8,18 +8,24 @@ import {
 
 /**
  * The indices reflection, dream, promotion and the archive own beside the core ones: `<prefix>-maturation`
- * for records (proposals, dream reports, review items, reflection receipts, audit entries) and
- * `<prefix>-archive` for the archive's summary index (summaries and coordinates, never full documents).
+ * for records (proposals, dream reports, review items, reflection receipts, audit entries),
+ * `<prefix>-archive` for the archive's summary index (summaries and coordinates, never full documents) and
+ * `<prefix>-neighbours` for dream's neighbour graph (dream/neighbours.ts).
  */
 
 export interface MaturationIndices {
   records: string;
   archive: string;
+  neighbours: string;
 }
 
 export function maturationIndices(store: CortexStore): MaturationIndices {
   const prefix = store.indices.knowledge.replace(/-knowledge$/, "");
-  return { records: `${prefix}-maturation`, archive: `${prefix}-archive` };
+  return {
+    records: `${prefix}-maturation`,
+    archive: `${prefix}-archive`,
+    neighbours: `${prefix}-neighbours`,
+  };
 }
 
 const keyword = { type: "keyword" } as const;
@@ -61,12 +67,19 @@ const archiveMapping = {
   },
 };
 
-/** Create the two indices if missing (idempotent; safe to call on every start). */
+/** Lists live in _source; only what selects them is indexed. */
+const neighboursMapping = {
+  dynamic: false,
+  properties: { id: keyword, computedAt: date, vector: { type: "boolean" } },
+};
+
+/** Create the indices if missing (idempotent; safe to call on every start). */
 export async function ensureMaturationIndices(store: CortexStore): Promise<MaturationIndices> {
   const indices = maturationIndices(store);
   for (const [index, mappings] of [
     [indices.records, recordsMapping],
     [indices.archive, archiveMapping],
+    [indices.neighbours, neighboursMapping],
   ] as const) {
     const exists = await request(store, "HEAD", `/${index}`, undefined, { ignore: [404] });
     if (exists.statusCode === 404) {
@@ -128,6 +141,34 @@ export async function createRecord<T>(
     { ignore: [409] },
   );
   return statusCode !== 409;
+}
+
+/**
+ * Several record writes in one request: `create` leaves an existing record as it is, `index` replaces it.
+ * Not refreshed: the caller refreshes once when everything of its unit of work is written.
+ */
+export async function writeRecords(
+  store: CortexStore,
+  indices: MaturationIndices,
+  writes: readonly {
+    op: "create" | "index";
+    record: StoredRecord<unknown> & { artifactPath?: string; cycleId?: string };
+  }[],
+): Promise<void> {
+  if (writes.length === 0) return;
+  const lines = writes.flatMap(({ op, record }) => [
+    { [op]: { _index: indices.records, _id: recordId(record.kind, record.id) } },
+    record,
+  ]);
+  const { body } = await request<{
+    items: Record<string, { status: number; error?: { reason: string } }>[];
+  }>(store, "POST", "/_bulk", lines, { ndjson: true, timeoutMs: 60_000 });
+  const failed = body.items
+    .map((item) => Object.values(item)[0])
+    .filter((result) => result?.error !== undefined && result.status !== 409);
+  if (failed.length > 0) {
+    throw new Error(`record write failed for ${failed.length} record(s): ${failed[0]?.error?.reason ?? ""}`);
+  }
 }
 
 export async function listRecords<T>(

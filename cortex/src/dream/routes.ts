@@ -16,10 +16,11 @@ export const dreamRequest = z
   })
   .strict();
 
+// Reports stored before a count existed read back with it at 0.
 const counts = z.object(
-  Object.fromEntries(dreamCountNames.map((name) => [name, z.int().min(0)])) as Record<
+  Object.fromEntries(dreamCountNames.map((name) => [name, z.int().min(0).default(0)])) as Record<
     (typeof dreamCountNames)[number],
-    z.ZodInt
+    z.ZodDefault<z.ZodInt>
   >,
 );
 
@@ -43,6 +44,10 @@ export const dreamReportSchema = z.object({
     }),
   ),
   proposalIds: z.array(z.string()),
+  timingsMs: z
+    .record(z.string(), z.number())
+    .optional()
+    .describe("Milliseconds per phase: load, neighbours, plan, write."),
 });
 
 export const dreamStatusSchema = z.object({
@@ -51,7 +56,7 @@ export const dreamStatusSchema = z.object({
   startedAt: z.string().optional(),
   phase: z.string().optional(),
   objectsLoaded: z.int().optional(),
-  pairsFound: z.int().optional(),
+  neighbourListsBuilt: z.int().optional(),
 });
 
 const busyResponse = errorResponse.extend({ cycleId: z.string() });

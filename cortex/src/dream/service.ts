@@ -5,24 +5,47 @@ import { Gauge, Histogram, type Registry } from "prom-client";
 import type { CortexContext } from "../app.js";
 import type { ProposalDraft } from "../promote/proposal.js";
 import type { MaturingObject } from "../reflect/knowledge.js";
-import { applyMaturing, toMaturing } from "../reflect/mapping.js";
-import { loadObjects, type StoredKnowledge, scanObjects, writeObjects } from "../reflect/repository.js";
+import { applyMaturing, scopeOf, toMaturing } from "../reflect/mapping.js";
+import {
+  cosineFromScore,
+  type DocumentVersion,
+  loadVectors,
+  type ObjectUpdate,
+  type StoredKnowledge,
+  scanObjects,
+  scopeFilter,
+  writeObjects,
+} from "../reflect/repository.js";
 import type { CandidateDimension } from "../schemas/dimensions.js";
 import type { KnowledgeObject } from "../schemas/knowledge.js";
-import { listCandidateDimensions, multiSearch } from "../store/opensearch.js";
-import type { SimilarPair } from "./contradictions.js";
 import {
+  listCandidateDimensions,
+  multiSearch,
+  scanDocuments,
+  request as storeRequest,
+  vectorDocument,
+} from "../store/opensearch.js";
+import {
+  type DreamInput,
   type DreamReport,
   defaultDreamOptions,
   dreamCountNames,
   dreamReport,
   planDreamCycle,
 } from "./cycle.js";
-import { createRecord, getRecord, listRecords, type MaturationIndices, putRecord } from "./records.js";
+import {
+  type NeighbourList,
+  neighbourListFrom,
+  neighbourLookupOrder,
+  neighboursPerObject,
+  pairsFromNeighbourLists,
+} from "./neighbours.js";
+import { getRecord, listRecords, type MaturationIndices, writeRecords } from "./records.js";
 
 /**
  * The dream cycle's shell: single-flight, incremental (objects changed since the last cycle started, plus a
- * decay sweep over everything), bounded in time, with progress in /metrics and in the status endpoint.
+ * decay sweep over everything), with the neighbour graph kept between cycles and its k-NN lookups bounded in
+ * time, progress in /metrics and in the status endpoint.
  */
 
 export interface DreamRequest {
@@ -45,7 +68,7 @@ export interface DreamProgress {
   startedAt: string;
   phase: "loading" | "neighbours" | "planning" | "writing" | "done";
   objectsLoaded: number;
-  pairsFound: number;
+  neighbourListsBuilt: number;
 }
 
 export class DreamBusyError extends Error {
@@ -55,14 +78,13 @@ export class DreamBusyError extends Error {
   }
 }
 
-const neighbourK = 8;
-const neighbourFloor = 0.75;
+/** Objects per k-NN multi-search. */
 const neighbourBatch = 64;
 
 export interface DreamSettings {
   workspaceDir: string;
   artifactsDir: string;
-  /** Stop looking up neighbours after this long; the cycle reports what it did not cover. */
+  /** Stop looking up neighbours after this long; the report counts what is left for the next cycle. */
   timeLimitMs: number;
 }
 
@@ -86,7 +108,7 @@ export class DreamRunner {
     });
     this.progress = new Gauge({
       name: "cortex_dream_progress",
-      help: "Progress of the running dream cycle (objects loaded, neighbour pairs found)",
+      help: "Progress of the running dream cycle (objects loaded, neighbour lists built)",
       labelNames: ["measure"],
       registers: [registry],
     });
@@ -118,7 +140,7 @@ export class DreamRunner {
       startedAt: this.context.clock().toISOString(),
       phase: "loading",
       objectsLoaded: 0,
-      pairsFound: 0,
+      neighbourListsBuilt: 0,
     };
     this.running.set(1);
     const started = process.hrtime.bigint();
@@ -146,30 +168,52 @@ export class DreamRunner {
   private async cycle(progress: DreamProgress, request: DreamRequest): Promise<DreamReport> {
     const { store } = this.context;
     const indices = await this.indices();
+    const timingsMs: Record<string, number> = {};
+    let lapStarted = performance.now();
+    const lap = (phase: string) => {
+      timingsMs[phase] = Math.round(performance.now() - lapStarted);
+      lapStarted = performance.now();
+    };
     const deadline = Date.now() + this.settings.timeLimitMs;
     const previous = (
       await listRecords<DreamReport>(store, indices, "dreamReport", { state: "succeeded" }, 1)
     )[0];
-    const changedSince = request.full ? undefined : previous?.body.startedAt;
+    const changedSince = previous?.body.startedAt;
 
-    const stored = new Map<string, StoredKnowledge>();
+    const stored = new Map<string, { object: StoredKnowledge; version: DocumentVersion }>();
     for await (const page of scanObjects(store, {
       bool: { must_not: { term: { status: "invalidated" } } },
     })) {
-      for (const object of page) stored.set(object.id, object);
+      for (const entry of page) stored.set(entry.object.id, entry);
       progress.objectsLoaded = stored.size;
       this.progress.set({ measure: "objectsLoaded" }, stored.size);
     }
+    const lists = new Map<string, NeighbourList>();
+    for await (const page of scanDocuments<NeighbourList>(store, indices.neighbours, { match_all: {} })) {
+      for (const hit of page) lists.set(hit._id, hit._source);
+    }
+    lap("load");
 
     progress.phase = "neighbours";
-    const changedIds = [...stored.values()]
-      .filter((o) => changedSince === undefined || o.updatedAt > changedSince)
-      .map((o) => o.id);
-    const pairs = await this.neighbourPairs(changedIds, deadline, progress);
+    const now = progress.startedAt;
+    const lookups = neighbourLookupOrder(
+      [...stored.values()]
+        .filter(({ object }) => object.status === "active")
+        .map(({ object }) => ({
+          id: object.id,
+          changed: changedSince === undefined || object.updatedAt > changedSince,
+        })),
+      lists,
+      this.context.embedder !== null,
+    );
+    const graph = await this.lookUpNeighbours(indices, lookups, stored, deadline, progress, now);
+    for (const list of graph.built) lists.set(list.id, list);
+    const pairs = pairsFromNeighbourLists(lists.values(), new Set(stored.keys()));
+    lap("neighbours");
 
     progress.phase = "planning";
     const candidates = await listCandidateDimensions<CandidateDimension>(store, 1000);
-    const objects = [...stored.values()].map(toMaturing);
+    const objects = [...stored.values()].map(({ object }) => toMaturing(object));
     const policy = this.context.policy.get();
     const confidenceByDimension = new Map<string, { sum: number; count: number }>();
     for (const object of objects) {
@@ -179,12 +223,18 @@ export class DreamRunner {
         confidenceByDimension.set(name, { sum: entry.sum + object.confidence, count: entry.count + 1 });
       }
     }
-    const input = {
+    const input: DreamInput = {
       cycleId: progress.cycleId,
-      now: progress.startedAt,
+      now,
       changedSince,
+      compareAll: request.full,
       objects,
       pairs,
+      neighbourGraph: {
+        built: graph.built.length,
+        pending: lookups.length - graph.built.length,
+        vectorsBackfilled: graph.vectorsBackfilled,
+      },
       candidateDimensions: candidates.map((c) => {
         const carrying = confidenceByDimension.get(c.name) ?? { sum: 0, count: 0 };
         const meanConfidence = carrying.sum / Math.max(1, carrying.count);
@@ -200,21 +250,30 @@ export class DreamRunner {
       artifactsDir: this.settings.artifactsDir,
       maxProposals: request.dryRun ? 0 : request.maxProposals,
     });
-    const report = dreamReport(input, plan, this.context.clock().toISOString());
-    if (request.dryRun) return report;
+    lap("plan");
+    if (request.dryRun) {
+      return {
+        ...dreamReport(input, plan, this.context.clock().toISOString(), { writeConflicts: 0 }),
+        timingsMs,
+      };
+    }
 
     progress.phase = "writing";
     const created: KnowledgeObject[] = [];
-    const updated: KnowledgeObject[] = [];
+    const updated: ObjectUpdate[] = [];
     for (const object of plan.writes) {
       const base = stored.get(object.id);
       if (base) {
-        updated.push(applyMaturing(base, object));
+        updated.push({
+          object: applyMaturing(base.object, object),
+          previous: base.object,
+          readAt: base.version,
+        });
         continue;
       }
       // A new principle: provenance "dream"; privacy and consent from its most restrictive evidence.
       const evidence = object.links.flatMap((l) =>
-        l.relation === "evidence" ? [stored.get(l.targetId)] : [],
+        l.relation === "evidence" ? [stored.get(l.targetId)?.object] : [],
       );
       const template = evidence.find((e) => e !== undefined);
       if (!template) continue;
@@ -238,7 +297,9 @@ export class DreamRunner {
       );
     }
     const vectors = await this.principleVectors(created);
-    await writeObjects(
+    // Conditional on the version read: an object reflection wrote during this cycle keeps that write, and the
+    // next cycle sees it as changed.
+    const { conflicts } = await writeObjects(
       store,
       created.map((object, i) => ({
         object,
@@ -246,85 +307,112 @@ export class DreamRunner {
         embeddingModel: this.context.embedder?.model ?? null,
       })),
       updated,
+      { waitForRefresh: false },
     );
-    const now = report.finishedAt;
+    const finishedAt = this.context.clock().toISOString();
+    const records: RecordWrite[] = [];
     for (const review of plan.reviewItems) {
-      await createRecord(store, indices, {
-        kind: "review",
-        id: review.id,
-        state: "open",
-        createdAt: now,
-        updatedAt: now,
-        body: review,
+      records.push({
+        op: "create",
+        record: {
+          kind: "review",
+          id: review.id,
+          state: "open",
+          createdAt: now,
+          updatedAt: now,
+          body: review,
+        },
       });
     }
     for (const promotion of plan.dimensionPromotions) {
-      await putRecord(store, indices, {
-        kind: "dimensionPromotion",
-        id: promotion.name,
-        state: "proposed",
-        createdAt: now,
-        updatedAt: now,
-        body: promotion,
+      records.push({
+        op: "index",
+        record: {
+          kind: "dimensionPromotion",
+          id: promotion.name,
+          state: "proposed",
+          createdAt: now,
+          updatedAt: now,
+          body: promotion,
+        },
       });
     }
-    for (const proposal of plan.proposals)
-      await this.storeProposal(indices, proposal, progress.cycleId, stored, now);
-    await putRecord(store, indices, {
-      kind: "dreamReport",
-      id: report.cycleId,
-      state: "succeeded",
-      cycleId: report.cycleId,
-      createdAt: report.startedAt,
-      updatedAt: now,
-      body: report,
+    for (const proposal of plan.proposals) {
+      records.push(...(await this.proposalRecords(indices, proposal, progress.cycleId, stored, now)));
+    }
+    lap("write");
+    const report = {
+      ...dreamReport(input, plan, finishedAt, { writeConflicts: conflicts.length }),
+      timingsMs,
+    };
+    records.push({
+      op: "index",
+      record: {
+        kind: "dreamReport",
+        id: report.cycleId,
+        state: "succeeded",
+        cycleId: report.cycleId,
+        createdAt: report.startedAt,
+        updatedAt: finishedAt,
+        body: report,
+      },
     });
+    await writeRecords(store, indices, records);
+    // One refresh for everything the cycle wrote, so its outcome is searchable when the report is returned.
+    await storeRequest(
+      store,
+      "POST",
+      `/${[store.indices.knowledge, store.indices.vectors, indices.records, indices.neighbours].join(",")}/_refresh`,
+    );
     progress.phase = "done";
     return report;
   }
 
-  /** Pending proposals for one path are replaced by the newest; a denied proposal is never proposed again. */
-  private async storeProposal(
+  /** A proposal's record, and stale pending proposals for the same path marked superseded. Nothing for a known id. */
+  private async proposalRecords(
     indices: MaturationIndices,
     proposal: ProposalDraft,
     cycleId: string,
-    stored: ReadonlyMap<string, StoredKnowledge>,
+    stored: ReadonlyMap<string, { object: StoredKnowledge }>,
     now: string,
-  ): Promise<void> {
+  ): Promise<RecordWrite[]> {
     const { store } = this.context;
+    // A denied proposal keeps its id, so the same change is never proposed again.
     const existing = await getRecord<ProposalRecordBody>(store, indices, "proposal", proposal.id);
-    if (existing) return;
-    for (const stale of await listRecords<ProposalRecordBody>(store, indices, "proposal", {
+    if (existing) return [];
+    const stale = await listRecords<ProposalRecordBody>(store, indices, "proposal", {
       state: "pending",
       artifactPath: proposal.artifactPath,
-    })) {
-      await putRecord(store, indices, {
-        ...stale,
-        state: "superseded",
-        updatedAt: now,
-        artifactPath: proposal.artifactPath,
-      });
-    }
+    });
     const sources = proposal.sourceKnowledgeIds.flatMap((id) => {
-      const object = stored.get(id);
+      const object = stored.get(id)?.object;
       return object ? [object] : [];
     });
     const first = sources[0];
-    await createRecord(store, indices, {
-      kind: "proposal",
-      id: proposal.id,
-      state: "pending",
-      artifactPath: proposal.artifactPath,
-      cycleId,
-      createdAt: now,
-      updatedAt: now,
-      body: {
-        ...proposal,
-        scope: first ? toMaturing(first).scope : { kind: "shared", ownerIds: [] },
-        privacy: mostRestrictive(sources.map((s) => s.privacy)),
-        cycleId,
+    return [
+      ...stale.map((record) => ({
+        op: "index" as const,
+        record: { ...record, state: "superseded", updatedAt: now, artifactPath: proposal.artifactPath },
+      })),
+      {
+        op: "create",
+        record: {
+          kind: "proposal",
+          id: proposal.id,
+          state: "pending",
+          artifactPath: proposal.artifactPath,
+          cycleId,
+          createdAt: now,
+          updatedAt: now,
+          body: {
+            ...proposal,
+            scope: first ? toMaturing(first).scope : { kind: "shared", ownerIds: [] },
+            privacy: mostRestrictive(sources.map((s) => s.privacy)),
+            cycleId,
+          },
+        },
       },
-    });
+    ];
   }
 
   private async principleVectors(created: readonly KnowledgeObject[]): Promise<(number[] | null)[]> {
@@ -336,30 +424,80 @@ export class DreamRunner {
     }
   }
 
-  /** k-NN neighbours of each changed object that has an embedding, batched into multi-searches until the deadline. */
-  private async neighbourPairs(
+  /**
+   * k-NN lists for `ids`, in that order, until the deadline: a batch's vectors are read (and, for objects stored
+   * without one, made when a model is there), looked up in one multi-search within each object's own scope, and
+   * the lists stored. What the deadline leaves is looked up by a later cycle.
+   */
+  private async lookUpNeighbours(
+    indices: MaturationIndices,
     ids: readonly string[],
+    stored: ReadonlyMap<string, { object: StoredKnowledge }>,
     deadline: number,
     progress: DreamProgress,
-  ): Promise<SimilarPair[]> {
-    const { store } = this.context;
-    const pairs = new Map<string, SimilarPair>();
+    now: string,
+  ): Promise<{ built: NeighbourList[]; vectorsBackfilled: number }> {
+    const { store, embedder } = this.context;
+    const built: NeighbourList[] = [];
+    let vectorsBackfilled = 0;
+    let canEmbed = embedder !== null;
     for (let start = 0; start < ids.length && Date.now() < deadline; start += neighbourBatch) {
-      const batch = await loadObjects(store, ids.slice(start, start + neighbourBatch), true);
-      const withVectors = [...batch.values()].filter((o) => Array.isArray(o.embedding));
-      const responses = await multiSearch<KnowledgeObject>(
+      const batch = ids.slice(start, start + neighbourBatch).flatMap((id) => {
+        const object = stored.get(id)?.object;
+        return object ? [object] : [];
+      });
+      const vectors = await loadVectors(
         store,
-        withVectors.map((object) => ({
-          index: store.indices.knowledge,
+        batch.map((o) => o.id),
+      );
+      const lacking = batch.filter((object) => !vectors.has(object.id));
+      const lists: NeighbourList[] = [];
+      if (lacking.length > 0 && embedder !== null && canEmbed) {
+        // Stored while the model was down: embed now, so the object takes part in semantic retrieval and dream.
+        try {
+          const made = await embedder.embedMany(lacking.map((o) => o.statement));
+          await storeRequest(
+            store,
+            "POST",
+            "/_bulk?refresh=true",
+            lacking.flatMap((object, i) => {
+              const vector = made[i];
+              if (vector === undefined) return [];
+              vectors.set(object.id, vector);
+              return [
+                { index: { _index: store.indices.vectors, _id: object.id } },
+                vectorDocument(object, vector, embedder.model),
+              ];
+            }),
+            { ndjson: true, timeoutMs: 60_000 },
+          );
+          vectorsBackfilled += made.length;
+        } catch {
+          canEmbed = false;
+        }
+      } else if (embedder === null) {
+        for (const object of lacking)
+          lists.push({ id: object.id, computedAt: now, vector: false, neighbours: [] });
+      }
+      const searched = batch.filter((object) => vectors.has(object.id));
+      const responses = await multiSearch<never>(
+        store,
+        searched.map((object) => ({
+          index: store.indices.vectors,
           body: {
-            size: neighbourK + 1,
-            _source: ["id"],
+            size: neighboursPerObject + 1,
+            _source: false,
             query: {
               knn: {
                 embedding: {
-                  vector: object.embedding,
-                  k: neighbourK + 1,
-                  filter: { bool: { must_not: { term: { status: "invalidated" } } } },
+                  vector: vectors.get(object.id),
+                  k: neighboursPerObject + 1,
+                  filter: {
+                    bool: {
+                      filter: scopeFilter(scopeOf(object)),
+                      must_not: { term: { status: "invalidated" } },
+                    },
+                  },
                 },
               },
             },
@@ -368,21 +506,32 @@ export class DreamRunner {
         30_000,
       );
       responses.forEach((response, i) => {
-        const origin = withVectors[i];
-        if (!origin || response.error) return;
-        for (const hit of response.hits.hits) {
-          const similarity = 2 * (hit._score ?? 0) - 1;
-          if (hit._id === origin.id || similarity < neighbourFloor) continue;
-          const [aId, bId] = origin.id < hit._id ? [origin.id, hit._id] : [hit._id, origin.id];
-          pairs.set(`${aId}|${bId}`, { aId, bId, similarity });
-        }
+        const object = searched[i];
+        if (!object || response.error) return;
+        const hits = response.hits.hits.map((hit) => ({
+          id: hit._id,
+          similarity: cosineFromScore(hit._score ?? 0),
+        }));
+        lists.push(neighbourListFrom(object.id, hits, now));
       });
-      progress.pairsFound = pairs.size;
-      this.progress.set({ measure: "pairsFound" }, pairs.size);
+      if (lists.length > 0) {
+        await storeRequest(
+          store,
+          "POST",
+          "/_bulk",
+          lists.flatMap((list) => [{ index: { _index: indices.neighbours, _id: list.id } }, list]),
+          { ndjson: true, timeoutMs: 60_000 },
+        );
+      }
+      built.push(...lists);
+      progress.neighbourListsBuilt = built.length;
+      this.progress.set({ measure: "neighbourListsBuilt" }, built.length);
     }
-    return [...pairs.values()].sort((a, b) => (a.aId + a.bId < b.aId + b.bId ? -1 : 1));
+    return { built, vectorsBackfilled };
   }
 }
+
+type RecordWrite = Parameters<typeof writeRecords>[2][number];
 
 const restriction: KnowledgeObject["privacy"][] = ["public", "household", "private", "secret"];
 

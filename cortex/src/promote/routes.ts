@@ -13,7 +13,7 @@ import { ownerOf } from "../reflect/mapping.js";
 import { loadObjects, writeObjects } from "../reflect/repository.js";
 import { errorResponse } from "../schemas/index.js";
 import type { Chunk } from "../schemas/knowledge.js";
-import { createDocuments, request as storeRequest, toIndexDocument } from "../store/opensearch.js";
+import { chunkDocument, createDocuments, request as storeRequest } from "../store/opensearch.js";
 import { sha256Digest } from "./digest.js";
 import { type GitPromoter, PromotionConflictError } from "./git-promoter.js";
 
@@ -112,8 +112,14 @@ async function reindexArtifact(
     validity: { validFrom: now, invalidAt: null },
     createdAt: now,
   };
+  // Without the embedding model the artifact is still promoted and found lexically; it must not block promotion.
   let embedding: number[] | null = null;
-  if (context.embedder !== null) embedding = (await context.embedder.embedMany([chunk.text]))[0] ?? null;
+  if (context.embedder !== null) {
+    embedding = await context.embedder.embedMany([chunk.text]).then(
+      (vectors) => vectors[0] ?? null,
+      () => null,
+    );
+  }
   await storeRequest(store, "DELETE", `/${store.indices.chunks}/_doc/${id}?refresh=wait_for`, undefined, {
     ignore: [404],
   });
@@ -121,7 +127,7 @@ async function reindexArtifact(
     {
       index: store.indices.chunks,
       id,
-      document: toIndexDocument(chunk, embedding, context.embedder?.model ?? null),
+      document: chunkDocument(chunk, embedding, context.embedder?.model ?? null),
     },
   ]);
 }
@@ -195,10 +201,9 @@ export function promoteRoutes(
               await writeObjects(
                 store,
                 [],
-                [...sources.values()].map((o) => ({
-                  ...o,
-                  promotionState: "promoted" as const,
-                  updatedAt: now,
+                [...sources.values()].map((previous) => ({
+                  object: { ...previous, promotionState: "promoted" as const, updatedAt: now },
+                  previous,
                 })),
               );
               await putRecord(store, where, {

@@ -1,20 +1,24 @@
 import type { KnowledgeObject } from "../schemas/knowledge.js";
 import {
   type CortexStore,
+  gateChanged,
+  knowledgeDocument,
+  knowledgeWriteLines,
   multiSearch,
   request,
-  type SearchResult,
-  toIndexDocument,
+  scanDocuments,
+  vectorGateFields,
 } from "../store/opensearch.js";
 import type { Claim, Scope } from "./knowledge.js";
 import { normaliseClaimPart } from "./knowledge.js";
 
 /**
  * The knowledge-index side of reflection and dream: candidate lookups (same claim, nearest neighbours in one
- * scope), reads by id, paged scans and writes that keep the stored embedding of updated objects.
+ * scope), reads by id, paged scans, and writes that keep an object's vector document in step with its gate.
  */
 
-export type StoredKnowledge = KnowledgeObject & { embedding?: number[] };
+/** Objects as read back; documents written before vectors moved out may still carry theirs (never read). */
+export type StoredKnowledge = KnowledgeObject;
 
 /** Hits of a lookup: the object and, for k-NN hits, its cosine similarity to the query vector. */
 export interface CandidateHit {
@@ -55,7 +59,7 @@ export interface CandidateQuery {
 
 /**
  * For each query, objects in its scope that are not invalidated and share the claim's subject and predicate,
- * plus its `k` nearest neighbours by embedding. One round trip for all queries.
+ * plus its `k` nearest neighbours by embedding. Two round trips: the searches, then the neighbours' objects.
  */
 export async function findCandidates(
   store: CortexStore,
@@ -89,45 +93,57 @@ export async function findCandidates(
     }
     if (query.vector) {
       searches.push({
-        index: store.indices.knowledge,
+        index: store.indices.vectors,
         query: index,
         knn: true,
         body: {
           size: k,
-          _source: withoutEmbedding,
+          _source: false,
           query: { knn: { embedding: { vector: query.vector, k, filter: { bool: { filter } } } } },
         },
       });
     }
   });
   const responses = await multiSearch<KnowledgeObject>(store, searches, timeoutMs);
-  const results: Map<string, CandidateHit>[] = queries.map(() => new Map());
+  const claimHits = new Map<string, KnowledgeObject>();
+  const found: { search: number; id: string; similarity: number | undefined }[] = [];
   responses.forEach((response, i) => {
     const search = searches[i];
     if (!search) return;
     if (response.error) throw new Error(`candidate lookup failed: ${response.error.reason}`);
-    const found = results[search.query] as Map<string, CandidateHit>;
     for (const hit of response.hits.hits) {
+      if (!search.knn) claimHits.set(hit._id, hit._source);
       const similarity = search.knn && hit._score !== null ? cosineFromScore(hit._score) : undefined;
-      const previous = found.get(hit._id);
-      found.set(hit._id, { object: hit._source, similarity: similarity ?? previous?.similarity });
+      found.push({ search: i, id: hit._id, similarity });
     }
   });
-  return results.map((found) => [...found.values()]);
+  const neighbours = await loadObjects(
+    store,
+    found.filter((hit) => !claimHits.has(hit.id)).map((hit) => hit.id),
+  );
+  const results: Map<string, CandidateHit>[] = queries.map(() => new Map());
+  for (const { search, id, similarity } of found) {
+    const object = claimHits.get(id) ?? neighbours.get(id);
+    // The object is the authority: a vector document may briefly lag an invalidation.
+    if (object === undefined || object.status === "invalidated") continue;
+    const byId = results[searches[search]?.query ?? -1];
+    if (byId === undefined) continue;
+    byId.set(id, { object, similarity: similarity ?? byId.get(id)?.similarity });
+  }
+  return results.map((byId) => [...byId.values()]);
 }
 
 /** Objects by id, whatever their scope; callers check scope themselves. */
 export async function loadObjects(
   store: CortexStore,
   ids: readonly string[],
-  withEmbedding = false,
 ): Promise<Map<string, StoredKnowledge>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const { body } = await request<{ docs: { _id: string; found: boolean; _source?: StoredKnowledge }[] }>(
     store,
     "POST",
-    `/${store.indices.knowledge}/_mget${withEmbedding ? "" : "?_source_excludes=embedding"}`,
+    `/${store.indices.knowledge}/_mget?_source_excludes=embedding`,
     { ids: unique },
   );
   return new Map(
@@ -135,43 +151,87 @@ export async function loadObjects(
   );
 }
 
+/** Stored vectors by object id; objects stored without one (embedding model down) are absent. */
+export async function loadVectors(
+  store: CortexStore,
+  ids: readonly string[],
+): Promise<Map<string, number[]>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const { body } = await request<{
+    docs: { _id: string; found: boolean; _source?: { embedding?: number[] } }[];
+  }>(
+    store,
+    "POST",
+    `/${store.indices.vectors}/_mget?_source_includes=embedding`,
+    { ids: unique },
+    { timeoutMs: 60_000 },
+  );
+  const vectors = new Map<string, number[]>();
+  for (const doc of body.docs) {
+    const embedding = doc._source?.embedding;
+    if (doc.found && Array.isArray(embedding)) vectors.set(doc._id, embedding);
+  }
+  return vectors;
+}
+
 /**
- * Every object matching `query`, paged by id with search_after (a dream cycle reads the whole live set;
- * at 100k objects that is 100 pages of 1,000).
+ * Every object matching `query`, paged by id (a dream cycle reads the whole live set; at 100k objects that is
+ * 100 pages of 1,000), each with the version it was read at.
  */
 export async function* scanObjects(
   store: CortexStore,
   query: unknown,
-  options: { pageSize?: number; withEmbedding?: boolean } = {},
-): AsyncGenerator<StoredKnowledge[]> {
-  let after: unknown[] | undefined;
-  for (;;) {
-    const { body } = await request<
-      SearchResult<StoredKnowledge> & { hits: { hits: { sort?: unknown[] }[] } }
-    >(
-      store,
-      "POST",
-      `/${store.indices.knowledge}/_search`,
-      {
-        size: options.pageSize ?? 1000,
-        query,
-        sort: [{ id: "asc" }],
-        _source: options.withEmbedding ? true : withoutEmbedding,
-        track_total_hits: false,
-        ...(after !== undefined && { search_after: after }),
-      },
-      { timeoutMs: 60_000 },
-    );
-    const hits = body.hits.hits;
-    if (hits.length === 0) return;
-    yield hits.map((hit) => hit._source);
-    after = hits[hits.length - 1]?.sort;
+): AsyncGenerator<{ object: StoredKnowledge; version: DocumentVersion }[]> {
+  for await (const hits of scanDocuments<StoredKnowledge>(store, store.indices.knowledge, query, {
+    source: withoutEmbedding,
+  })) {
+    yield hits.map((hit) => ({
+      object: hit._source,
+      version: { seqNo: hit._seq_no ?? -1, primaryTerm: hit._primary_term ?? -1 },
+    }));
   }
 }
 
+/** The version of a document as read; a write conditional on it fails if anyone wrote the document since. */
+export interface DocumentVersion {
+  seqNo: number;
+  primaryTerm: number;
+}
+
 /**
- * Write objects: new ones are indexed whole with their embedding; updated ones are partial updates, so their
- * stored embedding stays. Waits until the writes are searchable.
+ * A changed object and what it was read as: its vector document is rewritten only when its gate moved, and with
+ * `readAt` the update applies only if nobody wrote the object since (else it is skipped and reported).
+ */
+export interface ObjectUpdate {
+  object: KnowledgeObject;
+  previous: KnowledgeObject;
+  readAt?: DocumentVersion | undefined;
+}
+
+interface BulkItemResult {
+  _id: string;
+  status: number;
+  error?: { type: string; reason: string };
+}
+
+/** One bulk request; returns each item's result in request order. */
+async function bulk(store: CortexStore, lines: readonly unknown[], waitForRefresh: boolean) {
+  const { body } = await request<{ items: Record<string, BulkItemResult>[] }>(
+    store,
+    "POST",
+    `/_bulk${waitForRefresh ? "?refresh=wait_for" : ""}`,
+    lines,
+    { ndjson: true, timeoutMs: 120_000 },
+  );
+  return body.items.map((item) => Object.values(item)[0] as BulkItemResult);
+}
+
+/**
+ * Write objects: new ones are indexed whole, with their vector when they have one; updated ones are partial
+ * updates of the knowledge document, then of the vector document's gate fields where those changed (only for
+ * updates that applied). An update with `readAt` is skipped when someone wrote the object since; the skipped
+ * ids are returned. With `waitForRefresh` (the default) the writes are searchable when this resolves.
  */
 export async function writeObjects(
   store: CortexStore,
@@ -180,44 +240,80 @@ export async function writeObjects(
     embedding: readonly number[] | null;
     embeddingModel: string | null;
   }[],
-  updated: readonly KnowledgeObject[],
-): Promise<void> {
-  // Bounded bulk bodies: a full dream cycle may rewrite every object.
-  const lines: unknown[][] = [];
+  updated: readonly ObjectUpdate[],
+  options: { waitForRefresh?: boolean } = {},
+): Promise<{ conflicts: string[] }> {
+  const waitForRefresh = options.waitForRefresh ?? true;
+  const entries: { lines: unknown[]; update?: ObjectUpdate }[] = [];
   for (const { object, embedding, embeddingModel } of created) {
-    lines.push([
-      { index: { _index: store.indices.knowledge, _id: object.id } },
-      toIndexDocument(object, embedding, embeddingModel),
-    ]);
+    entries.push({ lines: knowledgeWriteLines(store.indices, "index", object, embedding, embeddingModel) });
   }
-  for (const object of updated) {
-    const { embeddingModel: _keepStoredModel, ...doc } = toIndexDocument(object, null, null);
-    lines.push([
-      { update: { _index: store.indices.knowledge, _id: object.id, retry_on_conflict: 3 } },
-      { doc },
-    ]);
+  for (const update of updated) {
+    const { object, readAt } = update;
+    const condition =
+      readAt === undefined
+        ? { retry_on_conflict: 3 }
+        : { if_seq_no: readAt.seqNo, if_primary_term: readAt.primaryTerm };
+    entries.push({
+      lines: [
+        { update: { _index: store.indices.knowledge, _id: object.id, ...condition } },
+        { doc: knowledgeDocument(object) },
+      ],
+      update,
+    });
   }
-  for (let start = 0; start < lines.length; start += writeBatch) {
-    // Only the last batch waits for a refresh, which makes every earlier batch searchable too.
-    const last = start + writeBatch >= lines.length;
-    const { body } = await request<{
-      errors: boolean;
-      items: Record<string, { _id: string; error?: { reason: string } }>[];
-    }>(
+
+  const conflicts: string[] = [];
+  const applied: ObjectUpdate[] = [];
+  const failures: BulkItemResult[] = [];
+  // Bounded bulk bodies: a full dream cycle may rewrite every object.
+  for (let start = 0; start < entries.length; start += writeBatch) {
+    const batch = entries.slice(start, start + writeBatch);
+    const last = start + writeBatch >= entries.length;
+    const results = await bulk(
       store,
-      "POST",
-      `/_bulk${last ? "?refresh=wait_for" : ""}`,
-      lines.slice(start, start + writeBatch).flat(),
-      {
-        ndjson: true,
-        timeoutMs: 120_000,
-      },
+      batch.flatMap((entry) => entry.lines),
+      waitForRefresh && last,
     );
-    if (body.errors) {
-      const failed = body.items.flatMap((item) => Object.values(item)).filter((r) => r.error);
+    let position = 0;
+    for (const entry of batch) {
+      const itemResults = results.slice(position, position + entry.lines.length / 2);
+      position += entry.lines.length / 2;
+      const failed = itemResults.find((result) => result.error !== undefined);
+      if (failed === undefined) {
+        if (entry.update) applied.push(entry.update);
+      } else if (failed.status === 409 && entry.update?.readAt !== undefined) {
+        conflicts.push(entry.update.object.id);
+      } else if (failed.error?.type !== "document_missing_exception") {
+        // An object erased while this write was planned stays erased: not recreated, not a failure.
+        failures.push(failed);
+      }
+    }
+  }
+  if (failures.length > 0) {
+    throw new Error(
+      `knowledge write failed for ${failures.length} object(s): ${failures[0]?.error?.reason ?? ""}`,
+    );
+  }
+
+  const gateUpdates = applied.filter(({ object, previous }) => gateChanged(previous, object));
+  for (let start = 0; start < gateUpdates.length; start += writeBatch) {
+    const batch = gateUpdates.slice(start, start + writeBatch);
+    const results = await bulk(
+      store,
+      batch.flatMap(({ object }) => [
+        { update: { _index: store.indices.vectors, _id: object.id, retry_on_conflict: 3 } },
+        { doc: vectorGateFields(object) },
+      ]),
+      waitForRefresh && start + writeBatch >= gateUpdates.length,
+    );
+    // An object stored without a vector has no vector document; that is not a failure.
+    const failed = results.filter((r) => r.error && r.error.type !== "document_missing_exception");
+    if (failed.length > 0) {
       throw new Error(
-        `knowledge write failed for ${failed.length} object(s): ${failed[0]?.error?.reason ?? ""}`,
+        `vector gate update failed for ${failed.length} object(s): ${failed[0]?.error?.reason}`,
       );
     }
   }
+  return { conflicts };
 }

@@ -123,8 +123,8 @@ export async function reflect(
     };
   });
   const updated = plan.updated.flatMap((object) => {
-    const base = stored.get(object.id);
-    return base ? [applyMaturing(base, object)] : [];
+    const previous = stored.get(object.id);
+    return previous ? [{ object: applyMaturing(previous, object), previous }] : [];
   });
   await writeObjects(store, created, updated);
 

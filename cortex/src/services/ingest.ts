@@ -3,12 +3,15 @@ import { planIngest } from "../core/ingest-plan.js";
 import type { CortexMetrics } from "../metrics.js";
 import type { DimensionPolicy } from "../schemas/dimensions.js";
 import type { IngestRequest, IngestResponse } from "../schemas/ingest.js";
+import type { Chunk, KnowledgeObject } from "../schemas/knowledge.js";
 import type { Embedder } from "../store/embedder.js";
 import {
   type CortexStore,
+  chunkDocument,
   createDocuments,
+  knowledgeDocument,
   recordCandidateDimensions,
-  toIndexDocument,
+  vectorDocument,
 } from "../store/opensearch.js";
 
 export interface IngestDeps {
@@ -28,12 +31,12 @@ export async function ingest(deps: IngestDeps, request: IngestRequest, now: Date
   // Each distinct id once; a repeat inside the batch is a duplicate of its first occurrence.
   const documents = new Map<
     string,
-    { index: string; text: string; item: Parameters<typeof toIndexDocument>[0] }
+    { text: string } & ({ kind: "knowledge"; item: KnowledgeObject } | { kind: "chunk"; item: Chunk })
   >();
   for (const item of planned) {
     if (item.knowledge !== null && !documents.has(item.knowledge.id)) {
       documents.set(item.knowledge.id, {
-        index: deps.store.indices.knowledge,
+        kind: "knowledge",
         text: item.knowledge.statement,
         item: item.knowledge,
       });
@@ -41,7 +44,7 @@ export async function ingest(deps: IngestDeps, request: IngestRequest, now: Date
     for (const chunk of item.chunks) {
       if (!documents.has(chunk.id)) {
         const text = chunk.title === undefined ? chunk.text : `${chunk.title}\n${chunk.text}`;
-        documents.set(chunk.id, { index: deps.store.indices.chunks, text, item: chunk });
+        documents.set(chunk.id, { kind: "chunk", text, item: chunk });
       }
     }
   }
@@ -58,14 +61,22 @@ export async function ingest(deps: IngestDeps, request: IngestRequest, now: Date
     }
   }
   const model = deps.embedder?.model ?? null;
-  const outcomes = await createDocuments(
-    deps.store,
-    entries.map(([id, entry], position) => ({
-      index: entry.index,
-      id,
-      document: toIndexDocument(entry.item, vectors?.[position] ?? null, model),
-    })),
-  );
+  const { indices } = deps.store;
+  const written = entries.map(([id, entry], position) => {
+    const vector = vectors?.[position] ?? null;
+    return entry.kind === "knowledge"
+      ? { index: indices.knowledge, id, document: knowledgeDocument(entry.item) }
+      : { index: indices.chunks, id, document: chunkDocument(entry.item, vector, model) };
+  });
+  // Knowledge vectors go to their own index in the same request; their outcomes follow the documents'.
+  const knowledgeVectors = entries.flatMap(([id, entry], position) => {
+    const vector = vectors?.[position];
+    return entry.kind === "knowledge" && vector !== undefined
+      ? [{ index: indices.vectors, id, document: vectorDocument(entry.item, vector, model) }]
+      : [];
+  });
+  const results = await createDocuments(deps.store, [...written, ...knowledgeVectors]);
+  const outcomes = new Map(written.map((document, position) => [document.id, results[position]]));
 
   const claimed = new Set<string>();
   const items = planned.map((item) => {

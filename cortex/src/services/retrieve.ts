@@ -5,7 +5,7 @@
 import { countTokens } from "gpt-tokenizer";
 import { assembleBundle, type ChunkDoc, expansionCandidates, type FactDoc } from "../core/assembly.js";
 import { detectLiveState } from "../core/intent.js";
-import { chunkGate, knowledgeGate } from "../core/policy.js";
+import { chunkGate, knowledgeGate, knowledgeVectorGate } from "../core/policy.js";
 import {
   knnScoreFloor,
   normalizeHints,
@@ -97,9 +97,11 @@ export async function retrieve(
 
   const searches = planSearches({
     knowledgeIndex: deps.store.indices.knowledge,
+    knowledgeVectorIndex: deps.store.indices.vectors,
     chunkIndex: deps.store.indices.chunks,
     requestText: request.requestText,
     knowledgeGate: factGate,
+    knowledgeVectorGate: knowledgeVectorGate(gateRequest, policy),
     chunkGate: chunksGate,
     vector,
     hints,
@@ -125,6 +127,8 @@ export async function retrieve(
       const hits = response.hits.hits;
       const lists = search.kind === "fact" ? factSignals : chunkSignals;
       (lists as Record<Signal, unknown>)[search.signal] = signalHits(hits, search.signal, floor);
+      // Knowledge k-NN hits are vector documents without the object; hydrateKnnFacts fetches those.
+      if (search.kind === "fact" && search.signal === "knn") return;
       for (const hit of hits) {
         if (search.kind === "fact") factDocs.set(hit._id, toFactDoc(hit._source));
         else chunkDocs.set(hit._id, toChunkDoc(hit._source));
@@ -138,6 +142,29 @@ export async function retrieve(
     ]);
   }
   mark("search", searchStarted);
+
+  // Knowledge k-NN hits are ids; their objects come through the full gate, which has the last word (a vector
+  // whose object fell below the confidence floor is not a candidate). Failing here costs only the vector signal.
+  const missing = factSignals.knn.map((hit) => hit.id).filter((id) => !factDocs.has(id));
+  if (missing.length > 0) {
+    const hydrateStarted = performance.now();
+    try {
+      const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - searchStarted));
+      const hits = await searchByIds<StoredKnowledge>(
+        deps.store,
+        deps.store.indices.knowledge,
+        missing,
+        factGate,
+        sourceExcludes,
+        remaining,
+      );
+      for (const hit of hits) factDocs.set(hit._id, toFactDoc(hit._source));
+    } catch (error) {
+      degradedReasons.push(`fact knn search failed: ${describe(error)}`);
+    }
+    mark("hydrate", hydrateStarted);
+  }
+  factSignals.knn = factSignals.knn.filter((hit) => factDocs.has(hit.id));
 
   const rankStarted = performance.now();
   const context = {

@@ -14,6 +14,7 @@ import {
   indexNames,
   knowledgeTemplate,
   templateVersion,
+  vectorsTemplate,
 } from "./templates.js";
 
 export interface StoreOptions {
@@ -109,7 +110,8 @@ function describeError(error: unknown): string {
 export async function ensureIndices(store: CortexStore): Promise<void> {
   const { indices, embedDimensions } = store;
   const templates: [string, unknown][] = [
-    [indices.knowledge, knowledgeTemplate(indices.knowledge, embedDimensions)],
+    [indices.knowledge, knowledgeTemplate(indices.knowledge)],
+    [indices.vectors, vectorsTemplate(indices.vectors, embedDimensions)],
     [indices.chunks, chunkTemplate(indices.chunks, embedDimensions)],
     [indices.dimensions, dimensionsTemplate(indices.dimensions)],
   ];
@@ -136,29 +138,95 @@ export async function ensureIndices(store: CortexStore): Promise<void> {
   await request(
     store,
     "GET",
-    `/_cluster/health/${indices.knowledge},${indices.chunks}?wait_for_status=green&timeout=30s`,
+    `/_cluster/health/${indices.knowledge},${indices.vectors},${indices.chunks}?wait_for_status=green&timeout=30s`,
   );
 }
 
-/** The stored document: the schema object plus flattened dimension fields and the embedding. */
-export function toIndexDocument<T extends KnowledgeObject | Chunk>(
+/** The schema object plus the flattened dimension fields filters and facets use. */
+function withDimensionFields<T extends KnowledgeObject | Chunk>(
   item: T,
-  embedding: readonly number[] | null,
-  embeddingModel: string | null,
-): T & {
-  dimensionTags: string[];
-  dimensionValues: string[];
-  embedding?: readonly number[];
-  embeddingModel: string | null;
-} {
+): T & { dimensionTags: string[]; dimensionValues: string[] } {
   const tags = dimensionTags(item.dimensions);
   return {
     ...item,
     dimensionTags: tags,
     dimensionValues: [...new Set(tags.map((tag) => tag.slice(tag.indexOf(":") + 1)))].sort(),
+  };
+}
+
+/** A stored knowledge object; its vector is a document of its own in the vectors index. */
+export function knowledgeDocument(
+  object: KnowledgeObject,
+): ReturnType<typeof withDimensionFields<KnowledgeObject>> {
+  return withDimensionFields(object);
+}
+
+/** A stored chunk, with its embedding (chunks are written once and rarely updated). */
+export function chunkDocument(
+  chunk: Chunk,
+  embedding: readonly number[] | null,
+  embeddingModel: string | null,
+): ReturnType<typeof withDimensionFields<Chunk>> & {
+  embedding?: readonly number[];
+  embeddingModel: string | null;
+} {
+  return {
+    ...withDimensionFields(chunk),
     ...(embedding !== null && { embedding }),
     embeddingModel: embedding === null ? null : embeddingModel,
   };
+}
+
+/** The fields of a knowledge object the k-NN gate filters on (everything in the gate but confidence). */
+export function vectorGateFields(object: KnowledgeObject) {
+  return {
+    id: object.id,
+    type: object.type,
+    status: object.status,
+    scope: object.scope,
+    owner: object.owner,
+    privacy: object.privacy,
+    consent: object.consent,
+    validity: object.validity,
+    dimensionTags: dimensionTags(object.dimensions),
+  };
+}
+
+/** Whether an update changes what the k-NN gate sees, so the vector document must be rewritten too. */
+export function gateChanged(before: KnowledgeObject, after: KnowledgeObject): boolean {
+  return JSON.stringify(vectorGateFields(before)) !== JSON.stringify(vectorGateFields(after));
+}
+
+export function vectorDocument(
+  object: KnowledgeObject,
+  embedding: readonly number[],
+  embeddingModel: string | null,
+) {
+  return { ...vectorGateFields(object), embedding, embeddingModel };
+}
+
+/**
+ * Bulk lines writing a knowledge object and, when it has one, its vector. `create` never overwrites an existing
+ * id (ingest's idempotency); `index` replaces.
+ */
+export function knowledgeWriteLines(
+  indices: Pick<IndexNames, "knowledge" | "vectors">,
+  op: "create" | "index",
+  object: KnowledgeObject,
+  embedding: readonly number[] | null,
+  embeddingModel: string | null,
+): unknown[] {
+  const lines: unknown[] = [
+    { [op]: { _index: indices.knowledge, _id: object.id } },
+    knowledgeDocument(object),
+  ];
+  if (embedding !== null) {
+    lines.push(
+      { [op]: { _index: indices.vectors, _id: object.id } },
+      vectorDocument(object, embedding, embeddingModel),
+    );
+  }
+  return lines;
 }
 
 export type WriteOutcome = "created" | "duplicate";
@@ -169,15 +237,15 @@ interface BulkResponse {
 }
 
 /**
- * Create documents by id; an existing id is a duplicate, never overwritten. Returns once the writes are durable
- * (translog fsync per request, OpenSearch's default) and visible to search (refresh=wait_for).
+ * Create documents by id; an existing id is a duplicate, never overwritten. Returns each document's outcome in
+ * input order once the writes are durable (translog fsync per request, OpenSearch's default) and visible to
+ * search (refresh=wait_for).
  */
 export async function createDocuments(
   store: CortexStore,
   documents: readonly { index: string; id: string; document: unknown }[],
-): Promise<Map<string, WriteOutcome>> {
-  const outcomes = new Map<string, WriteOutcome>();
-  if (documents.length === 0) return outcomes;
+): Promise<WriteOutcome[]> {
+  if (documents.length === 0) return [];
   const lines: unknown[] = [];
   for (const { index, id, document } of documents)
     lines.push({ create: { _index: index, _id: id } }, document);
@@ -185,21 +253,22 @@ export async function createDocuments(
     ndjson: true,
     timeoutMs: 60_000,
   });
+  const outcomes: WriteOutcome[] = [];
   const failures: string[] = [];
+  let retryable = false;
   for (const item of body.items) {
     const result = item.create;
     if (result === undefined) continue;
-    if (result.status === 201) outcomes.set(result._id, "created");
-    else if (result.status === 409) outcomes.set(result._id, "duplicate");
-    else
+    if (result.status === 201) outcomes.push("created");
+    else if (result.status === 409) outcomes.push("duplicate");
+    else {
+      retryable ||= result.status === 429 || result.status >= 500;
       failures.push(
         `${result._id}: ${result.status} ${result.error?.type ?? ""} ${result.error?.reason ?? ""}`,
       );
+    }
   }
   if (failures.length > 0) {
-    const retryable = body.items.some(
-      (item) => (item.create?.status ?? 0) === 429 || (item.create?.status ?? 0) >= 500,
-    );
     const message = `bulk create failed for ${failures.length} document(s): ${failures.slice(0, 3).join("; ")}`;
     throw retryable ? new StoreUnavailableError(message) : new Error(message);
   }
@@ -210,6 +279,9 @@ export interface SearchHit<S> {
   _id: string;
   _score: number | null;
   _source: S;
+  /** With `seq_no_primary_term: true`: the version an optimistic write can be made conditional on. */
+  _seq_no?: number;
+  _primary_term?: number;
 }
 
 export interface SearchResult<S> {
@@ -232,6 +304,40 @@ export async function multiSearch<S>(
     timeoutMs,
   });
   return body.responses;
+}
+
+/**
+ * Every document of `index` matching `query`, a page at a time, ordered by `id` with search_after. Hits carry
+ * their sequence number and primary term, so a later write can be made conditional on what was read.
+ */
+export async function* scanDocuments<S>(
+  store: CortexStore,
+  index: string,
+  query: unknown,
+  options: { pageSize?: number; source?: unknown } = {},
+): AsyncGenerator<SearchHit<S>[]> {
+  let after: unknown[] | undefined;
+  for (;;) {
+    const { body } = await request<{ hits: { hits: (SearchHit<S> & { sort?: unknown[] })[] } }>(
+      store,
+      "POST",
+      `/${index}/_search`,
+      {
+        size: options.pageSize ?? 1000,
+        query,
+        sort: [{ id: "asc" }],
+        ...(options.source !== undefined && { _source: options.source }),
+        seq_no_primary_term: true,
+        track_total_hits: false,
+        ...(after !== undefined && { search_after: after }),
+      },
+      { timeoutMs: 60_000 },
+    );
+    const hits = body.hits.hits;
+    if (hits.length === 0) return;
+    yield hits;
+    after = hits[hits.length - 1]?.sort;
+  }
 }
 
 /** Fetch documents by id from one index through a filter (the policy gate), so nothing ungated leaks in. */
@@ -300,7 +406,7 @@ export async function indicesExist(store: CortexStore, timeoutMs: number): Promi
     const { statusCode } = await request(
       store,
       "HEAD",
-      `/${store.indices.knowledge},${store.indices.chunks},${store.indices.dimensions}`,
+      `/${store.indices.knowledge},${store.indices.vectors},${store.indices.chunks},${store.indices.dimensions}`,
       undefined,
       { timeoutMs, ignore: [404] },
     );

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { type KnowledgeObject, knowledgeObject } from "../schemas/knowledge.js";
+import { gateChanged, knowledgeDocument, knowledgeWriteLines, vectorDocument } from "./opensearch.js";
+
+const stored: KnowledgeObject = knowledgeObject.parse({
+  id: "k1",
+  statement: "The boat is in the north shed",
+  type: "fact",
+  provenance: {
+    key: "test:1",
+    source: "reflection",
+    observedAt: "2026-03-01T00:00:00.000Z",
+    ingestedAt: "2026-03-01T00:00:00.000Z",
+  },
+  scope: "household",
+  owner: { householdId: "h1" },
+  privacy: "household",
+  consent: {},
+  dimensions: { place: ["North Shed"] },
+  confidence: 0.5,
+  lastReinforcedAt: "2026-03-01T00:00:00.000Z",
+  validity: { validFrom: "2026-03-01T00:00:00.000Z" },
+  createdAt: "2026-03-01T00:00:00.000Z",
+  updatedAt: "2026-03-01T00:00:00.000Z",
+});
+
+describe("stored documents of a knowledge object", () => {
+  it("keeps the vector out of the knowledge document and the volatile fields out of the vector document", () => {
+    expect(knowledgeDocument(stored)).not.toHaveProperty("embedding");
+    const vector = vectorDocument(stored, [0.1, 0.2], "minilm");
+    expect(vector).toMatchObject({
+      id: "k1",
+      type: "fact",
+      status: "active",
+      scope: "household",
+      owner: { householdId: "h1" },
+      dimensionTags: ["place:north shed"],
+      embedding: [0.1, 0.2],
+      embeddingModel: "minilm",
+    });
+    for (const volatile of ["confidence", "usageCount", "links", "updatedAt", "statement"]) {
+      expect(vector).not.toHaveProperty(volatile);
+    }
+  });
+
+  it("rewrites the vector only when the gate moves, not when confidence, counters or links do", () => {
+    const reinforced = {
+      ...stored,
+      confidence: 0.9,
+      reinforcementCount: 4,
+      links: [{ rel: "related" as const, targetId: "k2" }],
+      updatedAt: "2026-03-02T00:00:00.000Z",
+    };
+    expect(gateChanged(stored, reinforced)).toBe(false);
+    expect(gateChanged(stored, { ...stored, status: "demoted" })).toBe(true);
+    expect(
+      gateChanged(stored, {
+        ...stored,
+        validity: { ...stored.validity, invalidAt: "2026-03-02T00:00:00.000Z" },
+      }),
+    ).toBe(true);
+    expect(gateChanged(stored, { ...stored, privacy: "private" })).toBe(true);
+    expect(gateChanged(stored, { ...stored, dimensions: { place: ["garage"] } })).toBe(true);
+  });
+
+  it("writes the vector beside the object only when there is one", () => {
+    const indices = { knowledge: "k", vectors: "v" };
+    expect(knowledgeWriteLines(indices, "create", stored, null, null)).toEqual([
+      { create: { _index: "k", _id: "k1" } },
+      knowledgeDocument(stored),
+    ]);
+    expect(knowledgeWriteLines(indices, "index", stored, [1, 0], "m")).toEqual([
+      { index: { _index: "k", _id: "k1" } },
+      knowledgeDocument(stored),
+      { index: { _index: "v", _id: "k1" } },
+      vectorDocument(stored, [1, 0], "m"),
+    ]);
+  });
+});
