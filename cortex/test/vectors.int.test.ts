@@ -84,18 +84,32 @@ describe("knowledge vectors apart from their objects", () => {
     expect(await knnRanked("bike lock code")).not.toContain(id);
   });
 
-  it("moves the vector's gate with the object: a demoted object leaves k-NN too", async () => {
+  it("moves the vector's gate with the object: a demoted object leaves k-NN, an invalidated one its vector", async () => {
     const { store } = app.cortex;
     const id = ids.get("The spare house key hangs behind the fuse box") ?? "";
-    const previous = (await loadObjects(store, [id])).get(id) as KnowledgeObject;
-    await writeObjects(store, [], [{ object: { ...previous, status: "demoted" }, previous }]);
-    const { body } = await request<{ _source: { status: string } }>(
-      store,
-      "GET",
-      `/${store.indices.vectors}/_doc/${id}?_source_includes=status`,
-    );
-    expect(body._source.status).toBe("demoted");
+    const vectorOf = async () =>
+      (
+        await request<{ found: boolean; _source?: { status: string } }>(
+          store,
+          "GET",
+          `/${store.indices.vectors}/_doc/${id}?_source_includes=status`,
+          undefined,
+          { ignore: [404] },
+        )
+      ).body;
+    const active = (await loadObjects(store, [id])).get(id) as KnowledgeObject;
+    const demoted = { ...active, status: "demoted" as const };
+    await writeObjects(store, [], [{ object: demoted, previous: active }]);
+    expect((await vectorOf())._source?.status).toBe("demoted");
     expect(await knnRanked("where do we keep the extra door key?")).not.toContain(id);
+
+    const invalidated = {
+      ...demoted,
+      status: "invalidated" as const,
+      validity: { ...demoted.validity, invalidAt: new Date().toISOString() },
+    };
+    await writeObjects(store, [], [{ object: invalidated, previous: demoted }]);
+    expect((await vectorOf()).found).toBe(false);
   });
 
   it("skips a conditional update when the object was written since it was read", async () => {

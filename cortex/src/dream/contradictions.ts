@@ -21,6 +21,11 @@ export interface SimilarPair {
   aId: string;
   bId: string;
   similarity: number;
+  /**
+   * Found by a lookup this cycle. An incremental cycle examines it even when neither object changed since the
+   * last cycle: the pair did not exist for that cycle (its object had no neighbour list yet).
+   */
+  fresh?: boolean | undefined;
 }
 
 export interface Contradiction {
@@ -55,7 +60,8 @@ function pairIds(a: string, b: string): readonly [string, string] {
 
 /**
  * Contradictions among live objects. With `changedSince`, only pairs in which at least one object changed
- * after that time are reported (dream's incremental pass); unchanged pairs were settled by an earlier cycle.
+ * after that time, or that are fresh, are reported (dream's incremental pass); the others were settled by an
+ * earlier cycle.
  */
 export function detectContradictions(
   objects: readonly MaturingObject[],
@@ -94,7 +100,7 @@ export function detectContradictions(
     const a = byId.get(pair.aId);
     const b = byId.get(pair.bId);
     if (!a || !b || a.id === b.id || a.type !== b.type || !sameScope(a.scope, b.scope)) continue;
-    if (!changed(a) && !changed(b)) continue;
+    if (!changed(a) && !changed(b) && !pair.fresh) continue;
     const ids = pairIds(a.id, b.id);
     if (found.has(ids.join("|"))) continue;
     if (areOpposites(a.statement, b.statement, options.oppositeOverlap))

@@ -182,6 +182,10 @@ describe("dream cycle plan", () => {
     });
     const full = planDreamCycle(input([older, newer], { pairs, changedSince: since, compareAll: true }));
     expect(full.counts).toMatchObject({ contradictionsDetected: 1, invalidated: 1 });
+    // A pair the graph found only now was never examined: an incremental cycle takes it too.
+    const fresh = [{ aId: "a", bId: "b", similarity: 0.9, fresh: true }];
+    const found = planDreamCycle(input([older, newer], { pairs: fresh, changedSince: since }));
+    expect(found.counts).toMatchObject({ contradictionsDetected: 1, invalidated: 1 });
   });
 
   it("reports every count, full or incremental, with the shell's graph and write counts", () => {

@@ -65,7 +65,7 @@ export interface DreamInput {
    * objects either way: an object survives a cycle once per change, so full cycles do not inflate confidence.
    */
   compareAll?: boolean | undefined;
-  /** Live and demoted objects (invalidated ones may be left out: nothing here revives them). */
+  /** Live objects (demoted and invalidated ones may be left out: every rule here acts on live objects only). */
   objects: readonly MaturingObject[];
   /** Near-neighbour pairs with cosine similarity: the neighbour graph (neighbours.ts). */
   pairs: readonly SimilarPair[];

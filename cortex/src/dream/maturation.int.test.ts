@@ -411,6 +411,56 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
     expect(verify.json()).toMatchObject({ checked: 1, corrupt: [{ hash }] });
   });
 
+  it("revives a demoted principle when its pattern recurs, keeping its history and evidence", async () => {
+    const bedtime = () =>
+      item("constraint", "The children go to bed at eight", ["children", "bedtime", "8pm"], household);
+    for (const [n, session] of [
+      [100, "b1"],
+      [101, "b2"],
+      [102, "b3"],
+    ] as const) {
+      now = day(n);
+      await reflect(session, { items: [bedtime()] });
+    }
+    now = day(103);
+    expect(
+      (await post("/dream", {})).json<{ counts: Record<string, number> }>().counts.principlesCreated,
+    ).toBe(1);
+    const founded = (await objects()).find(
+      (o) => o.type === "principle" && o.statement === "The children go to bed at eight",
+    ) as KnowledgeObject;
+    expect(founded.status).toBe("active");
+
+    // Half a year of silence demotes the pattern and its principle.
+    now = day(300);
+    await post("/dream", {});
+    const silent = (await objects()).find((o) => o.id === founded.id);
+    expect(silent?.status).toBe("demoted");
+
+    // Asserted again in new sessions, the evidence revives and re-qualifies: the same principle comes back.
+    for (const [n, session] of [
+      [301, "b4"],
+      [302, "b5"],
+      [303, "b6"],
+      [304, "b7"],
+    ] as const) {
+      now = day(n);
+      await reflect(session, { items: [bedtime()] });
+    }
+    now = day(305);
+    await post("/dream", {});
+    const revived = (await objects()).find((o) => o.id === founded.id);
+    expect(revived).toMatchObject({
+      status: "active",
+      createdAt: founded.createdAt,
+      reinforcementCount: founded.reinforcementCount + 1,
+      links: expect.arrayContaining(founded.links),
+    });
+    expect(
+      (await objects()).filter((o) => o.type === "principle" && o.statement === founded.statement),
+    ).toHaveLength(1);
+  });
+
   it("erases a user's data on request and audits it", async () => {
     const erased = await post("/admin/erasure", {
       userId: "alice",
@@ -424,6 +474,19 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
     const left = await objects();
     expect(left.filter((o) => o.owner.userId === "alice")).toEqual([]);
     expect(left.some((o) => o.scope === "household")).toBe(true);
+    // Their vectors and neighbour lists went with them.
+    const { store } = app.cortex;
+    const vectors = await store.client.count({
+      index: store.indices.vectors,
+      body: { query: { term: { "owner.userId": "alice" } } },
+    });
+    expect(vectors.body.count).toBe(0);
+    const lists = await store.client.search({
+      index: maturationIndices(store).neighbours,
+      body: { size: 1000, _source: false },
+    });
+    const remaining = new Set(left.map((o) => o.id));
+    expect(lists.body.hits.hits.filter((hit) => !remaining.has(hit._id ?? ""))).toEqual([]);
     const audit = await app.cortex.store.client.get({
       index: maturationIndices(app.cortex.store).records,
       id: `audit:${outcome.auditId}`,

@@ -15,7 +15,7 @@ const token = "neighbour-graph-test-token-0123456789";
 const headers = { authorization: `Bearer ${token}` };
 const alice = { userId: "alice", householdId: "h1", agentId: "main" };
 const aliceScope = { kind: "user", ownerIds: ["alice"] };
-const day = (n: number) => new Date(Date.UTC(2026, 4, 1 + n, 9)).toISOString();
+const day = (n: number) => new Date(Date.UTC(2026, 4, 1, 9) + n * 86_400_000).toISOString();
 
 /**
  * Dream's neighbour graph on the real services: MiniLM vectors from the test bed's Ollama, k-NN in OpenSearch.
@@ -53,13 +53,13 @@ describe("dream's neighbour graph with real embeddings", () => {
     await app.cortex.initialized;
     return app;
   };
-  const post = async (app: FastifyInstance, url: string, payload: Record<string, unknown>) => {
+  const post = async <T>(app: FastifyInstance, url: string, payload: Record<string, unknown>): Promise<T> => {
     const response = await app.inject({ method: "POST", url, headers, payload });
     expect(response.statusCode, response.body).toBe(200);
-    return response.json<Record<string, unknown>>();
+    return response.json<T>();
   };
   const reflect = (app: FastifyInstance, sessionId: string, statements: [string, string][]) =>
-    post(app, "/reflect", {
+    post<{ created: string[]; reinforced: string[] }>(app, "/reflect", {
       principal: alice,
       sessionId,
       items: statements.map(([type, statement]) => ({
@@ -68,9 +68,10 @@ describe("dream's neighbour graph with real embeddings", () => {
         scope: aliceScope,
         sourceTurnIds: [`turn-${randomBytes(3).toString("hex")}`],
       })),
-    }) as Promise<{ created: string[]; reinforced: string[] }>;
-  const dream = async (app: FastifyInstance) =>
-    (await post(app, "/dream", {})) as { counts: Record<string, number> };
+    });
+  type Report = { counts: Record<string, number> };
+  const dream = (app: FastifyInstance, payload: Record<string, unknown> = {}) =>
+    post<Report>(app, "/dream", payload);
 
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), "remram-graph-"));
@@ -106,7 +107,15 @@ describe("dream's neighbour graph with real embeddings", () => {
     expect(reversal.reinforced).toEqual([]);
     expect(reversal.created).toHaveLength(1);
 
+    // A cycle with no time for lookups sees no pair; the next one builds the lists and examines the new pairs,
+    // though neither object changed since the cycle before.
     now = day(11);
+    expect((await dream(withModel, { neighbourLookupSeconds: 0 })).counts).toMatchObject({
+      neighbourListsBuilt: 0,
+      neighbourListsPending: 3,
+      contradictionsDetected: 0,
+    });
+    now = day(11.5);
     const cycle = await dream(withModel);
     expect(cycle.counts).toMatchObject({
       neighbourListsBuilt: 3,

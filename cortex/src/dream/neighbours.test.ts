@@ -58,6 +58,18 @@ describe("the neighbour graph", () => {
     ]);
   });
 
+  it("marks the pairs of lists looked up this cycle as fresh", () => {
+    const pairs = pairsFromNeighbourLists(
+      [list("a", [["b", 0.9]]), list("c", [["a", 0.8]]), list("b", [["a", 0.9]])],
+      new Set(["a", "b", "c"]),
+      new Set(["c"]),
+    );
+    expect(pairs).toEqual([
+      { aId: "a", bId: "b", similarity: 0.9 },
+      { aId: "a", bId: "c", similarity: 0.8, fresh: true },
+    ]);
+  });
+
   it("gives the same pairs whatever the order of the lists", () => {
     const ids = ["a", "b", "c", "d", "e"];
     const arbitraryList = fc.record({
@@ -68,8 +80,9 @@ describe("the neighbour graph", () => {
       fc.property(fc.array(arbitraryList, { maxLength: 8 }), (raw) => {
         const lists = raw.map((r) => list(r.id, r.neighbours));
         const known = new Set(ids);
-        expect(pairsFromNeighbourLists([...lists].reverse(), known)).toEqual(
-          pairsFromNeighbourLists(lists, known),
+        const builtNow = new Set(["b", "d"]);
+        expect(pairsFromNeighbourLists([...lists].reverse(), known, builtNow)).toEqual(
+          pairsFromNeighbourLists(lists, known, builtNow),
         );
       }),
     );

@@ -41,23 +41,29 @@ export function neighbourListFrom(
 
 /**
  * Every pair in the graph among `known` objects, once, with ids sorted inside the pair and pairs sorted by ids.
- * Cosine is symmetric; if the two lists disagree in the last digit, the higher value is kept.
+ * A pair from a list in `builtNow` (looked up this cycle) is fresh. Cosine is symmetric; if the two lists
+ * disagree in the last digit, the higher value is kept.
  */
 export function pairsFromNeighbourLists(
   lists: Iterable<NeighbourList>,
   known: ReadonlySet<string>,
+  builtNow: ReadonlySet<string> = new Set(),
 ): SimilarPair[] {
   const pairs = new Map<string, SimilarPair>();
   for (const list of lists) {
     if (!known.has(list.id)) continue;
+    const fresh = builtNow.has(list.id);
     for (const neighbour of list.neighbours) {
       if (!known.has(neighbour.id) || neighbour.id === list.id) continue;
       const [aId, bId] = list.id < neighbour.id ? [list.id, neighbour.id] : [neighbour.id, list.id];
       const key = `${aId}\n${bId}`;
       const existing = pairs.get(key);
-      if (existing === undefined || existing.similarity < neighbour.similarity) {
-        pairs.set(key, { aId, bId, similarity: neighbour.similarity });
-      }
+      pairs.set(key, {
+        aId,
+        bId,
+        similarity: Math.max(existing?.similarity ?? neighbour.similarity, neighbour.similarity),
+        ...((fresh || existing?.fresh) && { fresh: true }),
+      });
     }
   }
   return [...pairs.values()].sort((x, y) =>

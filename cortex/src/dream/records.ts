@@ -127,16 +127,21 @@ export async function putRecord<T>(
   await putDocument(store, indices.records, recordId(record.kind, record.id), record);
 }
 
-/** Create a record only if none exists under its id; false when one did. */
+/**
+ * Create a record only if none exists under its id; false when one did. `searchable: false` for records only
+ * ever read by id (a GET by id sees a write at once), which saves waiting up to a second for the next refresh.
+ */
 export async function createRecord<T>(
   store: CortexStore,
   indices: MaturationIndices,
   record: StoredRecord<T> & { artifactPath?: string; cycleId?: string },
+  options: { searchable?: boolean } = {},
 ): Promise<boolean> {
+  const refresh = (options.searchable ?? true) ? "?refresh=wait_for" : "";
   const { statusCode } = await request(
     store,
     "PUT",
-    `/${indices.records}/_create/${encodeURIComponent(recordId(record.kind, record.id))}?refresh=wait_for`,
+    `/${indices.records}/_create/${encodeURIComponent(recordId(record.kind, record.id))}${refresh}`,
     record,
     { ignore: [409] },
   );

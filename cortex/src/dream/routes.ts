@@ -12,7 +12,16 @@ export const dreamRequest = z
     full: z
       .boolean()
       .default(false)
-      .describe("Compare every pair instead of what changed since the last cycle."),
+      .describe("Compare every pair instead of only pairs touching what changed since the last cycle."),
+    neighbourLookupSeconds: z
+      .int()
+      .min(0)
+      .max(3600)
+      .optional()
+      .describe(
+        "Time this cycle may spend on k-NN lookups for objects without a neighbour list (default: the configured " +
+          "limit, 50 s). Raise it once to finish the graph after a large import.",
+      ),
   })
   .strict();
 

@@ -176,16 +176,14 @@ export async function loadVectors(
 }
 
 /**
- * Every object matching `query`, paged by id (a dream cycle reads the whole live set; at 100k objects that is
- * 100 pages of 1,000), each with the version it was read at.
+ * Every object matching `query` (a dream cycle reads the whole live set), each with the version it was read at,
+ * in no particular order.
  */
 export async function* scanObjects(
   store: CortexStore,
   query: unknown,
 ): AsyncGenerator<{ object: StoredKnowledge; version: DocumentVersion }[]> {
-  for await (const hits of scanDocuments<StoredKnowledge>(store, store.indices.knowledge, query, {
-    source: withoutEmbedding,
-  })) {
+  for await (const hits of scanDocuments<StoredKnowledge>(store, store.indices.knowledge, query)) {
     yield hits.map((hit) => ({
       object: hit._source,
       version: { seqNo: hit._seq_no ?? -1, primaryTerm: hit._primary_term ?? -1 },
@@ -200,13 +198,30 @@ export interface DocumentVersion {
 }
 
 /**
- * A changed object and what it was read as: its vector document is rewritten only when its gate moved, and with
+ * A changed object and what it was read as: its vector document follows its gate (vectorWrite), and with
  * `readAt` the update applies only if nobody wrote the object since (else it is skipped and reported).
  */
 export interface ObjectUpdate {
   object: KnowledgeObject;
   previous: KnowledgeObject;
   readAt?: DocumentVersion | undefined;
+}
+
+/**
+ * What an applied update does to the object's vector document. An invalidated object never comes back (nothing
+ * matches, retrieves or revives it), so its vector is deleted: a cheap tombstone, and the HNSW graph keeps only
+ * what can still be found. A demoted object keeps its vector, so reflection can still recognise and revive it
+ * when it is asserted again. Other gate changes rewrite the vector document's gate fields.
+ */
+export function vectorWrite(vectors: string, { object, previous }: ObjectUpdate): unknown[] {
+  if (object.status === "invalidated") {
+    return previous.status === "invalidated" ? [] : [{ delete: { _index: vectors, _id: object.id } }];
+  }
+  if (!gateChanged(previous, object)) return [];
+  return [
+    { update: { _index: vectors, _id: object.id, retry_on_conflict: 3 } },
+    { doc: vectorGateFields(object) },
+  ];
 }
 
 interface BulkItemResult {
@@ -229,9 +244,9 @@ async function bulk(store: CortexStore, lines: readonly unknown[], waitForRefres
 
 /**
  * Write objects: new ones are indexed whole, with their vector when they have one; updated ones are partial
- * updates of the knowledge document, then of the vector document's gate fields where those changed (only for
- * updates that applied). An update with `readAt` is skipped when someone wrote the object since; the skipped
- * ids are returned. With `waitForRefresh` (the default) the writes are searchable when this resolves.
+ * updates of the knowledge document, then, for updates that applied, of the vector document (vectorWrite). An
+ * update with `readAt` is skipped when someone wrote the object since; the skipped ids are returned. With
+ * `waitForRefresh` (the default) the writes are searchable when this resolves.
  */
 export async function writeObjects(
   store: CortexStore,
@@ -296,23 +311,21 @@ export async function writeObjects(
     );
   }
 
-  const gateUpdates = applied.filter(({ object, previous }) => gateChanged(previous, object));
-  for (let start = 0; start < gateUpdates.length; start += writeBatch) {
-    const batch = gateUpdates.slice(start, start + writeBatch);
+  const vectorLines = applied
+    .map((update) => vectorWrite(store.indices.vectors, update))
+    .filter((l) => l.length > 0);
+  for (let start = 0; start < vectorLines.length; start += writeBatch) {
     const results = await bulk(
       store,
-      batch.flatMap(({ object }) => [
-        { update: { _index: store.indices.vectors, _id: object.id, retry_on_conflict: 3 } },
-        { doc: vectorGateFields(object) },
-      ]),
-      waitForRefresh && start + writeBatch >= gateUpdates.length,
+      vectorLines.slice(start, start + writeBatch).flat(),
+      waitForRefresh && start + writeBatch >= vectorLines.length,
     );
-    // An object stored without a vector has no vector document; that is not a failure.
-    const failed = results.filter((r) => r.error && r.error.type !== "document_missing_exception");
+    // An object stored without a vector has none to update or delete; that is not a failure.
+    const failed = results.filter(
+      (r) => r.error !== undefined && r.error.type !== "document_missing_exception" && r.status !== 404,
+    );
     if (failed.length > 0) {
-      throw new Error(
-        `vector gate update failed for ${failed.length} object(s): ${failed[0]?.error?.reason}`,
-      );
+      throw new Error(`vector write failed for ${failed.length} object(s): ${failed[0]?.error?.reason}`);
     }
   }
   return { conflicts };

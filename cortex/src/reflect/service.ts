@@ -134,13 +134,13 @@ export async function reflect(
     observations.set(name, { occurrences: entry.occurrences + 1, values: [...entry.values, value] });
   }
   await recordCandidateDimensions(store, observations, now);
-  await createRecord(store, indices, {
-    kind: "reflectReceipt",
-    id: deltaKey,
-    createdAt: now,
-    updatedAt: now,
-    body: plan.outcome,
-  });
+  // Read only by id (the retry check above), so it need not wait for a refresh.
+  await createRecord(
+    store,
+    indices,
+    { kind: "reflectReceipt", id: deltaKey, createdAt: now, updatedAt: now, body: plan.outcome },
+    { searchable: false },
+  );
   return { ok: true, outcome: plan.outcome, replayed: false };
 }
 
