@@ -89,6 +89,31 @@ describe("parseReflectionReply", () => {
     expect(extractJsonObject('noise {"a":"}{","b":{"c":1}} tail {"d":2}')).toEqual({ a: "}{", b: { c: 1 } });
     expect(extractJsonObject("{broken")).toBeUndefined();
   });
+
+  it("never takes an item of a reply cut off by the token limit for the whole delta", () => {
+    const cut = '{"items":[{"kind":"fact","statement":"Alice lives in Bergen"},{"kind":"pref';
+    expect(extractJsonObject(cut)).toBeUndefined();
+    expect(parseReflectionReply(cut)).toEqual({
+      ok: false,
+      error: expect.stringContaining("ends before its JSON object does"),
+    });
+  });
+
+  it("drops a confidence outside [0, 1] (a grammar cannot bound numbers) and keeps the item", () => {
+    const reply =
+      '{"items":[{"kind":"fact","statement":"Alice lives in Bergen","confidence":80},' +
+      '{"kind":"preference","statement":"Alice likes rain","confidence":0.7}]}';
+    expect(parseReflectionReply(reply)).toEqual({
+      ok: true,
+      delta: {
+        items: [
+          { kind: "fact", statement: "Alice lives in Bergen" },
+          { kind: "preference", statement: "Alice likes rain", confidence: 0.7 },
+        ],
+        candidateDimensions: [],
+      },
+    });
+  });
 });
 
 describe("lastAssistantText", () => {

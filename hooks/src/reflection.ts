@@ -133,7 +133,11 @@ export function reflectionMessage(job: ReflectionJob): string {
   ].join("\n");
 }
 
-/** The first balanced JSON object in a model reply (code fences and chatter around it are ignored). */
+/**
+ * The JSON object a model reply holds: the first `{` and its balanced span (code fences and chatter around it
+ * are ignored, braces inside strings too). A reply cut off by the model's token limit holds no object; the
+ * objects nested inside it are never mistaken for the whole. Undefined when there is none.
+ */
 export function extractJsonObject(text: string): unknown {
   for (let start = text.indexOf("{"); start >= 0; start = text.indexOf("{", start + 1)) {
     let depth = 0;
@@ -156,16 +160,42 @@ export function extractJsonObject(text: string): unknown {
         }
       }
     }
+    // Still open at the end: the reply was cut off, and whatever follows this brace is inside it.
+    if (depth > 0) return undefined;
   }
   return undefined;
 }
 
 export type ParsedDelta = { ok: true; delta: ReflectionDelta } | { ok: false; error: string };
 
+/**
+ * A grammar can hold the reply to the delta's shape but not to a number's range, so a small model sometimes
+ * writes confidence 1.5 or 80. The model's confidence is only a hint Cortex may use; one that is not a number in
+ * [0, 1] is dropped rather than costing the whole reflection.
+ */
+function withoutUnusableConfidence(json: unknown): unknown {
+  if (typeof json !== "object" || json === null || !Array.isArray((json as { items?: unknown }).items))
+    return json;
+  const items = (json as { items: unknown[] }).items.map((item) => {
+    if (typeof item !== "object" || item === null || !("confidence" in item)) return item;
+    const { confidence, ...rest } = item as { confidence: unknown };
+    return typeof confidence === "number" && confidence >= 0 && confidence <= 1 ? item : rest;
+  });
+  return { ...json, items };
+}
+
 export function parseReflectionReply(reply: string): ParsedDelta {
   const json = extractJsonObject(reply);
-  if (json === undefined) return { ok: false, error: "no JSON object in the reflection reply" };
-  const result = ReflectionDeltaSchema.safeParse(json);
+  if (json === undefined) {
+    const cutOff = reply.includes("{");
+    return {
+      ok: false,
+      error: cutOff
+        ? "the reflection reply ends before its JSON object does (the model's token limit?)"
+        : "no JSON object in the reflection reply",
+    };
+  }
+  const result = ReflectionDeltaSchema.safeParse(withoutUnusableConfidence(json));
   if (!result.success) {
     return {
       ok: false,

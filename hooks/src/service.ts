@@ -155,7 +155,9 @@ function reflectionRunner(params: {
           promptMode: "minimal",
           disableTools: true,
           ...(config.reflection.model ?? {}),
-          idempotencyKey: `remram-reflect-${job.jobId}`,
+          // One key per attempt: the gateway answers a known key with that run, and after a timeout that run
+          // is the aborted one, so a retry under the job's key would end at once without running at all.
+          idempotencyKey: `remram-reflect-${job.jobId}-${(state.reflectionAttempts.get(job.jobId) ?? 0) + 1}`,
         });
         const waited = await api.runtime.subagent.waitForRun({
           runId: run.runId,
