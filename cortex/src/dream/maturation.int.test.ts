@@ -412,16 +412,18 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
   });
 
   it("revives a demoted principle when its pattern recurs, keeping its history and evidence", async () => {
-    const bedtime = () =>
-      item("constraint", "The children go to bed at eight", ["children", "bedtime", "8pm"], household);
-    for (const [n, session] of [
-      [100, "b1"],
-      [101, "b2"],
-      [102, "b3"],
-    ] as const) {
-      now = day(n);
-      await reflect(session, { items: [bedtime()] });
-    }
+    // The household's bedtime rule, asserted on consecutive days from `first`, one session a day.
+    const assertBedtime = async (first: number, sessions: string[]) => {
+      for (const [offset, session] of sessions.entries()) {
+        now = day(first + offset);
+        await reflect(session, {
+          items: [
+            item("constraint", "The children go to bed at eight", ["children", "bedtime", "8pm"], household),
+          ],
+        });
+      }
+    };
+    await assertBedtime(100, ["b1", "b2", "b3"]);
     now = day(103);
     expect(
       (await post("/dream", {})).json<{ counts: Record<string, number> }>().counts.principlesCreated,
@@ -438,15 +440,7 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
     expect(silent?.status).toBe("demoted");
 
     // Asserted again in new sessions, the evidence revives and re-qualifies: the same principle comes back.
-    for (const [n, session] of [
-      [301, "b4"],
-      [302, "b5"],
-      [303, "b6"],
-      [304, "b7"],
-    ] as const) {
-      now = day(n);
-      await reflect(session, { items: [bedtime()] });
-    }
+    await assertBedtime(301, ["b4", "b5", "b6", "b7"]);
     now = day(305);
     await post("/dream", {});
     const revived = (await objects()).find((o) => o.id === founded.id);

@@ -1,3 +1,4 @@
+import { type KnowledgeObject, knowledgeObject as storedSchema } from "../schemas/knowledge.js";
 import type { MaturingObject } from "./knowledge.js";
 
 /** A valid, active user-scoped object for tests; override what a test is about. */
@@ -24,4 +25,26 @@ export function knowledgeObject(
     promotion: "none",
     ...overrides,
   };
+}
+
+/** A valid, active household object as stored in the knowledge index; override what a test is about. */
+export function storedObject(overrides: Partial<KnowledgeObject> = {}): KnowledgeObject {
+  const at = "2026-03-01T00:00:00.000Z";
+  return storedSchema.parse({
+    id: "k1",
+    statement: "The boat is in the north shed",
+    type: "fact",
+    provenance: { key: "test:1", source: "reflection", observedAt: at, ingestedAt: at },
+    scope: "household",
+    owner: { householdId: "h1" },
+    privacy: "household",
+    consent: {},
+    dimensions: { place: ["North Shed"] },
+    confidence: 0.5,
+    lastReinforcedAt: at,
+    validity: { validFrom: at },
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  });
 }

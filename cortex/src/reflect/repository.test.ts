@@ -1,29 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type KnowledgeObject, knowledgeObject } from "../schemas/knowledge.js";
 import { vectorGateFields } from "../store/opensearch.js";
+import { storedObject } from "./fixtures.js";
 import { vectorWrite } from "./repository.js";
 
-const active: KnowledgeObject = knowledgeObject.parse({
-  id: "k1",
-  statement: "Bins go out on Tuesday evenings",
-  type: "fact",
-  provenance: {
-    key: "test:1",
-    source: "reflection",
-    observedAt: "2026-03-01T00:00:00.000Z",
-    ingestedAt: "2026-03-01T00:00:00.000Z",
-  },
-  scope: "household",
-  owner: { householdId: "h1" },
-  privacy: "household",
-  consent: {},
-  dimensions: {},
-  confidence: 0.5,
-  lastReinforcedAt: "2026-03-01T00:00:00.000Z",
-  validity: { validFrom: "2026-03-01T00:00:00.000Z" },
-  createdAt: "2026-03-01T00:00:00.000Z",
-  updatedAt: "2026-03-01T00:00:00.000Z",
-});
+const active = storedObject();
 const demoted = { ...active, status: "demoted" as const };
 const invalidated = {
   ...active,

@@ -5,7 +5,7 @@
 import { countTokens } from "gpt-tokenizer";
 import { assembleBundle, type ChunkDoc, expansionCandidates, type FactDoc } from "../core/assembly.js";
 import { detectLiveState } from "../core/intent.js";
-import { chunkGate, knowledgeGate, knowledgeVectorGate } from "../core/policy.js";
+import { chunkGate, type FilterClause, knowledgeGate, knowledgeVectorGate } from "../core/policy.js";
 import {
   knnScoreFloor,
   normalizeHints,
@@ -24,7 +24,7 @@ import type { CortexMetrics } from "../metrics.js";
 import type { DimensionPolicy } from "../schemas/dimensions.js";
 import type { RetrieveRequest, RetrieveResponse, TraceItem } from "../schemas/retrieve.js";
 import type { Embedder } from "../store/embedder.js";
-import { type CortexStore, multiSearch, searchByIds } from "../store/opensearch.js";
+import { type CortexStore, multiSearch, type SearchHit, searchByIds } from "../store/opensearch.js";
 import type { UsageTracker } from "./usage.js";
 
 export interface RetrievalSettings {
@@ -143,26 +143,39 @@ export async function retrieve(
   }
   mark("search", searchStarted);
 
+  /** Documents by id through a gate, within what is left of the time limit; a failure is a degraded reason. */
+  const fetchGated = async <S>(
+    index: string,
+    ids: readonly string[],
+    gate: FilterClause[],
+    step: string,
+    failure: string,
+  ): Promise<SearchHit<S>[]> => {
+    const stepStarted = performance.now();
+    try {
+      const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - searchStarted));
+      return await searchByIds<S>(deps.store, index, ids, gate, sourceExcludes, remaining);
+    } catch (error) {
+      degradedReasons.push(`${failure}: ${describe(error)}`);
+      return [];
+    } finally {
+      mark(step, stepStarted);
+    }
+  };
+
   // Knowledge k-NN hits are ids; their objects come through the full gate, which has the last word (a vector
   // whose object fell below the confidence floor is not a candidate). Failing here costs only the vector signal.
   const missing = factSignals.knn.map((hit) => hit.id).filter((id) => !factDocs.has(id));
   if (missing.length > 0) {
-    const hydrateStarted = performance.now();
-    try {
-      const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - searchStarted));
-      const hits = await searchByIds<StoredKnowledge>(
-        deps.store,
-        deps.store.indices.knowledge,
-        missing,
-        factGate,
-        sourceExcludes,
-        remaining,
-      );
-      for (const hit of hits) factDocs.set(hit._id, toFactDoc(hit._source));
-    } catch (error) {
-      degradedReasons.push(`fact knn search failed: ${describe(error)}`);
-    }
-    mark("hydrate", hydrateStarted);
+    const { knowledge } = deps.store.indices;
+    const hits = await fetchGated<StoredKnowledge>(
+      knowledge,
+      missing,
+      factGate,
+      "hydrate",
+      "fact knn search failed",
+    );
+    for (const hit of hits) factDocs.set(hit._id, toFactDoc(hit._source));
   }
   factSignals.knn = factSignals.knn.filter((hit) => factDocs.has(hit.id));
 
@@ -180,22 +193,15 @@ export async function retrieve(
   const neighbours = new Map<string, ChunkDoc>();
   const expansion = expansionCandidates(rankedChunks, request.mode);
   if (expansion.length > 0 && chunksGate !== null) {
-    const expandStarted = performance.now();
-    try {
-      const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - searchStarted));
-      const hits = await searchByIds<StoredChunk>(
-        deps.store,
-        deps.store.indices.chunks,
-        expansion,
-        chunksGate,
-        sourceExcludes,
-        remaining,
-      );
-      for (const hit of hits) neighbours.set(hit._id, toChunkDoc(hit._source));
-    } catch (error) {
-      degradedReasons.push(`adjacency expansion skipped: ${describe(error)}`);
-    }
-    mark("expand", expandStarted);
+    const { chunks } = deps.store.indices;
+    const hits = await fetchGated<StoredChunk>(
+      chunks,
+      expansion,
+      chunksGate,
+      "expand",
+      "adjacency expansion skipped",
+    );
+    for (const hit of hits) neighbours.set(hit._id, toChunkDoc(hit._source));
   }
 
   const assembleStarted = performance.now();

@@ -1,28 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { type KnowledgeObject, knowledgeObject } from "../schemas/knowledge.js";
+import { storedObject } from "../reflect/fixtures.js";
 import { gateChanged, knowledgeDocument, knowledgeWriteLines, vectorDocument } from "./opensearch.js";
 
-const stored: KnowledgeObject = knowledgeObject.parse({
-  id: "k1",
-  statement: "The boat is in the north shed",
-  type: "fact",
-  provenance: {
-    key: "test:1",
-    source: "reflection",
-    observedAt: "2026-03-01T00:00:00.000Z",
-    ingestedAt: "2026-03-01T00:00:00.000Z",
-  },
-  scope: "household",
-  owner: { householdId: "h1" },
-  privacy: "household",
-  consent: {},
-  dimensions: { place: ["North Shed"] },
-  confidence: 0.5,
-  lastReinforcedAt: "2026-03-01T00:00:00.000Z",
-  validity: { validFrom: "2026-03-01T00:00:00.000Z" },
-  createdAt: "2026-03-01T00:00:00.000Z",
-  updatedAt: "2026-03-01T00:00:00.000Z",
-});
+const stored = storedObject();
 
 describe("stored documents of a knowledge object", () => {
   it("keeps the vector out of the knowledge document and the volatile fields out of the vector document", () => {

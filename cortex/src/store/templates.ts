@@ -100,110 +100,85 @@ function governedFields() {
   };
 }
 
-export function knowledgeTemplate(alias: string) {
+/**
+ * The index template for `<alias>-v*`: the alias, the settings, and mappings where unknown fields stay in _source
+ * unindexed (reflection and dream can add bookkeeping freely) and `_meta` records the template version.
+ */
+function indexTemplate(
+  alias: string,
+  properties: Record<string, unknown>,
+  indexSettings: unknown = settings,
+) {
   return {
     index_patterns: [`${alias}-v*`],
     priority: 100,
     template: {
-      settings,
+      settings: indexSettings,
       aliases: { [alias]: {} },
-      mappings: {
-        // Unknown fields stay in _source unindexed, so reflection and dream can add bookkeeping freely.
-        dynamic: false,
-        _meta: { templateVersion, owner: "remram-cortex" },
-        properties: {
-          ...governedFields(),
-          statement: english,
-          type: keyword,
-          claim: { properties: { subject: keyword, predicate: keyword, object: english } },
-          reinforcementCount: { type: "integer" },
-          toolConfirmations: { type: "integer" },
-          sessionIds: keyword,
-          lastReinforcedAt: date,
-          lastDecayedAt: date,
-          userDirective: { type: "boolean" },
-          links: { properties: { rel: keyword, targetId: keyword } },
-          promotionState: keyword,
-          status: keyword,
-          updatedAt: date,
-        },
-      },
+      mappings: { dynamic: false, _meta: { templateVersion, owner: "remram-cortex" }, properties },
     },
   };
 }
 
+export function knowledgeTemplate(alias: string) {
+  return indexTemplate(alias, {
+    ...governedFields(),
+    statement: english,
+    type: keyword,
+    claim: { properties: { subject: keyword, predicate: keyword, object: english } },
+    reinforcementCount: { type: "integer" },
+    toolConfirmations: { type: "integer" },
+    sessionIds: keyword,
+    lastReinforcedAt: date,
+    lastDecayedAt: date,
+    userDirective: { type: "boolean" },
+    links: { properties: { rel: keyword, targetId: keyword } },
+    promotionState: keyword,
+    status: keyword,
+    updatedAt: date,
+  });
+}
+
 export function chunkTemplate(alias: string, dimensions: number) {
-  return {
-    index_patterns: [`${alias}-v*`],
-    priority: 100,
-    template: {
-      settings,
-      aliases: { [alias]: {} },
-      mappings: {
-        dynamic: false,
-        _meta: { templateVersion, owner: "remram-cortex" },
-        properties: {
-          ...governedFields(),
-          embedding: vectorField(dimensions),
-          embeddingModel: keyword,
-          sourceId: keyword,
-          sourceKind: keyword,
-          title: english,
-          path: keyword,
-          level: keyword,
-          seq: { type: "integer" },
-          text: english,
-          parentId: keyword,
-          prevId: keyword,
-          nextId: keyword,
-        },
-      },
-    },
-  };
+  return indexTemplate(alias, {
+    ...governedFields(),
+    embedding: vectorField(dimensions),
+    embeddingModel: keyword,
+    sourceId: keyword,
+    sourceKind: keyword,
+    title: english,
+    path: keyword,
+    level: keyword,
+    seq: { type: "integer" },
+    text: english,
+    parentId: keyword,
+    prevId: keyword,
+    nextId: keyword,
+  });
 }
 
 /** Knowledge vectors: the k-NN graph and the gate fields its filter needs (knowledge index holds the rest). */
 export function vectorsTemplate(alias: string, dimensions: number) {
-  return {
-    index_patterns: [`${alias}-v*`],
-    priority: 100,
-    template: {
-      settings,
-      aliases: { [alias]: {} },
-      mappings: {
-        dynamic: false,
-        _meta: { templateVersion, owner: "remram-cortex" },
-        properties: {
-          ...gateFields,
-          type: keyword,
-          status: keyword,
-          embedding: vectorField(dimensions),
-          embeddingModel: keyword,
-        },
-      },
-    },
-  };
+  return indexTemplate(alias, {
+    ...gateFields,
+    type: keyword,
+    status: keyword,
+    embedding: vectorField(dimensions),
+    embeddingModel: keyword,
+  });
 }
 
 export function dimensionsTemplate(alias: string) {
-  return {
-    index_patterns: [`${alias}-v*`],
-    priority: 100,
-    template: {
-      settings: { index: { number_of_shards: 1, number_of_replicas: 0 } },
-      aliases: { [alias]: {} },
-      mappings: {
-        dynamic: false,
-        _meta: { templateVersion, owner: "remram-cortex" },
-        properties: {
-          kind: keyword,
-          name: keyword,
-          occurrences: { type: "integer" },
-          firstSeenAt: date,
-          lastSeenAt: date,
-          updatedAt: date,
-        },
-      },
+  return indexTemplate(
+    alias,
+    {
+      kind: keyword,
+      name: keyword,
+      occurrences: { type: "integer" },
+      firstSeenAt: date,
+      lastSeenAt: date,
+      updatedAt: date,
     },
-  };
+    { index: { number_of_shards: 1, number_of_replicas: 0 } },
+  );
 }
