@@ -23,6 +23,8 @@ const settings = z.object({
   REMRAM_PROFILES_DIR: z.string().min(1).optional(),
   /** Comma-separated namespaces for appliances; empty = all (needs cluster-wide RBAC). */
   REMRAM_WATCH_NAMESPACES: z.string().default(""),
+  /** Comma-separated namespaces whose Prometheus may scrape appliance metrics ports; empty = none. */
+  REMRAM_METRICS_NAMESPACES: z.string().default(""),
   REMRAM_PROBE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   REMRAM_RESYNC_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -45,6 +47,7 @@ export interface OperatorSettings {
   namespace: string;
   profilesDir: string;
   watchNamespaces?: string[];
+  metricsNamespaces: string[];
   probePort: number;
   resyncMs: number;
   logLevel: string;
@@ -58,11 +61,15 @@ function defaultProfilesDir(): string {
   return existsSync(inImage) ? inImage : join(packageDir, "..", "hardware-profiles");
 }
 
-function watchNamespaces(value: string): { watchNamespaces?: string[] } {
-  const names = value
+function namespaceList(value: string): string[] {
+  return value
     .split(",")
     .map((name) => name.trim())
     .filter((name) => name !== "");
+}
+
+function watchNamespaces(value: string): { watchNamespaces?: string[] } {
+  const names = namespaceList(value);
   return names.length === 0 ? {} : { watchNamespaces: names };
 }
 
@@ -75,6 +82,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): OperatorSettings {
     namespace: value.POD_NAMESPACE,
     profilesDir: value.REMRAM_PROFILES_DIR ?? defaultProfilesDir(),
     ...watchNamespaces(value.REMRAM_WATCH_NAMESPACES),
+    metricsNamespaces: namespaceList(value.REMRAM_METRICS_NAMESPACES),
     probePort: value.REMRAM_PROBE_PORT,
     resyncMs: value.REMRAM_RESYNC_SECONDS * 1000,
     logLevel: value.LOG_LEVEL,

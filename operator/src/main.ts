@@ -22,6 +22,7 @@ const operator = await startOperator({
   images: settings.images,
   profiles: loadHardwareProfiles(settings.profilesDir),
   ...(settings.watchNamespaces ? { watchNamespaces: settings.watchNamespaces } : {}),
+  metricsNamespaces: settings.metricsNamespaces,
   probePort: settings.probePort,
   resyncMs: settings.resyncMs,
   ...(outOfClusterCortex ? { cortexUrl: () => outOfClusterCortex } : {}),

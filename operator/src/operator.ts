@@ -41,6 +41,8 @@ export interface OperatorOptions {
    * there, no cluster-wide Secret access); undefined = all namespaces.
    */
   watchNamespaces?: readonly string[];
+  /** Namespaces whose Prometheus may scrape appliance metrics (the chart's metrics.allowedNamespaces). */
+  metricsNamespaces?: readonly string[];
   /** 0 = no probe server (tests); else /healthz, /readyz and /metrics on this port. */
   probePort?: number;
   resyncMs?: number;
@@ -237,6 +239,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     events,
     profiles: options.profiles,
     images: options.images,
+    ...(options.metricsNamespaces ? { metricsNamespaces: options.metricsNamespaces } : {}),
     models: new ModelPuller(options.fetchImpl),
     ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
     metrics,

@@ -76,6 +76,32 @@ const ruleTests = {
         { series: 'controller_runtime_reconcile_errors_total{controller="appliance"}', values: "0+5x90" },
         { series: 'controller_runtime_reconcile_total{controller="dreamschedule"}', values: "0+10x90" },
         { series: 'controller_runtime_reconcile_errors_total{controller="dreamschedule"}', values: "0x90" },
+        // Cortex in "home" answers half its retrievals degraded; in "calm" none.
+        {
+          series: 'cortex_http_request_duration_seconds_count{namespace="home",route="/retrieve"}',
+          values: "0+60x90",
+        },
+        { series: 'cortex_retrieve_degraded_total{namespace="home",reason="partial"}', values: "0+30x90" },
+        { series: 'cortex_retrieve_degraded_total{namespace="home",reason="embedding"}', values: "0+30x90" },
+        {
+          series: 'cortex_http_request_duration_seconds_count{namespace="calm",route="/retrieve"}',
+          values: "0+60x90",
+        },
+        { series: 'cortex_retrieve_degraded_total{namespace="calm",reason="partial"}', values: "0x90" },
+        // One gateway times out on a fifth of its retrievals; its capture queue piles up while Cortex is away.
+        {
+          series: 'remram_hooks_retrieve_duration_seconds_count{namespace="home",pod="gw"}',
+          values: "0+10x90",
+        },
+        { series: 'remram_hooks_retrieve_timeouts_total{namespace="home",pod="gw"}', values: "0+2x90" },
+        { series: 'remram_hooks_queue_depth{namespace="home",pod="gw",queue="capture"}', values: "150x90" },
+        { series: 'remram_hooks_queue_depth{namespace="home",pod="gw",queue="reflect"}', values: "3x90" },
+        // Three of four reflections fail to validate.
+        { series: 'remram_hooks_reflections_total{namespace="home",outcome="extracted"}', values: "0+1x90" },
+        {
+          series: 'remram_hooks_reflections_total{namespace="home",outcome="invalid_delta"}',
+          values: "0+3x90",
+        },
       ],
       alert_rule_test: [
         {
@@ -176,6 +202,69 @@ const ruleTests = {
                 summary: "Controller appliance fails more than 10% of its reconciles.",
                 description: "Check the operator's log and the Warning events of the affected objects.",
                 runbook_url: `${runbooks}#remramoperatorreconcileerrors`,
+              },
+            ),
+          ],
+        },
+        {
+          eval_time: "30m",
+          alertname: "RemramRetrievalDegraded",
+          exp_alerts: [
+            alert(
+              { severity: "warning", namespace: "home" },
+              {
+                summary: "More than a quarter of retrievals in home answer degraded.",
+                description:
+                  "Cortex answers lexical-only or empty while OpenSearch or the embedding model fails; cortex_retrieve_degraded_total{reason} says which.",
+                runbook_url: `${runbooks}#remramretrievaldegraded`,
+              },
+            ),
+          ],
+        },
+        { eval_time: "10m", alertname: "RemramRetrievalDegraded", exp_alerts: [] },
+        {
+          eval_time: "30m",
+          alertname: "RemramInjectionTimingOut",
+          exp_alerts: [
+            alert(
+              { severity: "warning", namespace: "home", pod: "gw" },
+              {
+                summary: "The gateway home/gw gives up on more than 10% of its Cortex retrievals.",
+                description:
+                  "Those turns run without memory. Cortex is slower than the plugin's cortex.retrieveTimeoutMs; compare with its retrieval latency.",
+                runbook_url: `${runbooks}#remraminjectiontimingout`,
+              },
+            ),
+          ],
+        },
+        {
+          eval_time: "40m",
+          alertname: "RemramPluginQueueBacklog",
+          exp_alerts: [
+            alert(
+              { severity: "warning", namespace: "home", pod: "gw", queue: "capture" },
+              {
+                summary:
+                  "The hooks plugin's capture queue in home/gw has held over 100 items for 30 minutes.",
+                description:
+                  "Nothing is lost (the queue is on disk) but Cortex is not taking deliveries; the gateway log names the failure (delivery_failed).",
+                runbook_url: `${runbooks}#remrampluginqueuebacklog`,
+              },
+            ),
+          ],
+        },
+        { eval_time: "20m", alertname: "RemramPluginQueueBacklog", exp_alerts: [] },
+        {
+          eval_time: "80m",
+          alertname: "RemramReflectionsFailing",
+          exp_alerts: [
+            alert(
+              { severity: "warning", namespace: "home" },
+              {
+                summary: "Most reflections in home produce nothing Cortex can store.",
+                description:
+                  "The reflection model's replies do not validate or its runs fail; the gateway log has reflection_invalid and reflection_failed with the reason.",
+                runbook_url: `${runbooks}#remramreflectionsfailing`,
               },
             ),
           ],

@@ -35,15 +35,26 @@ describe("the chart's Grafana dashboards", () => {
     },
   );
 
-  it("query only metric names the operator exports", () => {
-    const exported = readFileSync(join(import.meta.dirname, "../runtime/metrics.ts"), "utf8");
+  it("query only metric names the operator, Cortex and the hooks plugin export", () => {
+    const exported = [
+      "operator/src/runtime/metrics.ts",
+      "cortex/src/metrics.ts",
+      "cortex/src/dream/service.ts",
+      "hooks/src/metrics.ts",
+    ]
+      .map((file) => readFileSync(join(import.meta.dirname, "../../..", file), "utf8"))
+      .join("\n");
     const used = new Set(
       dashboards.flatMap(([, dashboard]) =>
         (dashboard.panels ?? []).flatMap((panel) =>
-          (panel.targets ?? []).flatMap((target) => target.expr?.match(/[a-z_]+(?=(_bucket)?\{)/g) ?? []),
+          (panel.targets ?? []).flatMap((target) => target.expr?.match(/[a-z_]+(?=\{)/g) ?? []),
         ),
       ),
     );
-    for (const metric of used) expect(exported, metric).toContain(`"${metric.replace(/_bucket$/, "")}"`);
+    expect(used.size).toBeGreaterThan(0);
+    for (const metric of used) {
+      // A histogram's series carry suffixes its definition does not.
+      expect(exported, metric).toContain(`"${metric.replace(/_(bucket|count|sum)$/, "")}"`);
+    }
   });
 });

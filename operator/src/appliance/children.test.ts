@@ -47,6 +47,7 @@ function context(specInput: unknown, overrides: Partial<ApplianceContext> = {}):
     useGpu: true,
     images,
     secrets: { cortexToken: "cortex-secret", gatewayToken: "gateway-secret" },
+    metricsNamespaces: ["monitoring"],
     ...overrides,
   };
 }
@@ -163,6 +164,37 @@ describe("the appliance's children", () => {
       baseUrl: "http://box-ollama.home.svc:11434",
     });
     expect(config.agents.defaults.model.primary).toBe("ollama/qwen3:8b");
+  });
+
+  it("serve the hooks plugin's metrics on the gateway's metrics port, reachable only from the metrics namespaces", () => {
+    const children = buildApplianceChildren(context({}));
+    const secret = children.find((child) => child.metadata.name === "box-gateway-config") as unknown as {
+      data: Record<string, string>;
+    };
+    const config = JSON.parse(Buffer.from(secret.data["openclaw.json"] as string, "base64").toString("utf8"));
+    expect(config.plugins.entries["remram-hooks"].config.metrics).toEqual({ host: "0.0.0.0", port: 9464 });
+    const gateway = children.find(
+      (child) => child.kind === "Deployment" && child.metadata.name === "box-gateway",
+    ) as { spec: { template: { spec: { containers: { ports: unknown[] }[] } } } } | undefined;
+    expect(gateway?.spec.template.spec.containers[0]?.ports).toContainEqual({
+      name: "metrics",
+      containerPort: 9464,
+    });
+    expect(children.find((child) => child.metadata.name === "box-allow-gateway-metrics")).toMatchObject({
+      kind: "NetworkPolicy",
+      spec: {
+        podSelector: { matchLabels: { "app.kubernetes.io/name": "gateway" } },
+        ingress: [
+          {
+            from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }],
+            ports: [{ port: 9464 }],
+          },
+        ],
+      },
+    });
+    // Without metrics namespaces the default-deny policy keeps the port closed.
+    const closed = buildApplianceChildren(context({}, { metricsNamespaces: [] }));
+    expect(closed.find((child) => child.metadata.name === "box-allow-gateway-metrics")).toBeUndefined();
   });
 
   it("configure Cortex only with settings it reads: candidates from topK, external OpenSearch credentials by file", () => {

@@ -13,6 +13,7 @@ import {
   gatewayCortexTokenFile,
   gatewayPort,
   gatewayWorkspaceDir,
+  hooksMetricsPort,
   hooksPluginDir,
 } from "./openclaw-config.js";
 
@@ -46,6 +47,8 @@ export interface ApplianceContext {
   useGpu: boolean;
   images: OperatorImages;
   secrets: GeneratedSecrets;
+  /** Namespaces whose Prometheus may scrape the appliance's metrics ports (the chart's metrics.allowedNamespaces). */
+  metricsNamespaces: readonly string[];
 }
 
 export function childName(appliance: string, component: string): string {
@@ -492,7 +495,10 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
                 { name: "OPENCLAW_CONFIG_PATH", value: `${stateDir}/openclaw.json` },
                 ...(channelMounts.length === 0 ? [{ name: "OPENCLAW_SKIP_CHANNELS", value: "1" }] : []),
               ],
-              ports: [{ name: "http", containerPort: ports.gateway }],
+              ports: [
+                { name: "http", containerPort: ports.gateway },
+                { name: "metrics", containerPort: hooksMetricsPort },
+              ],
               readinessProbe: {
                 httpGet: { path: "/readyz", port: "http" },
                 periodSeconds: 10,
@@ -571,6 +577,23 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
     allow("cortex", [...from("gateway"), { namespaceSelector: {} }]),
     // The gateway is the appliance's front door.
     allow("gateway", []),
+    // The hooks plugin's metrics, for Prometheus in the namespaces the chart names, and nobody else.
+    ...(ctx.metricsNamespaces.length === 0
+      ? []
+      : [
+          policy("allow-gateway-metrics", {
+            podSelector: { matchLabels: selectorLabels(ctx.name, "gateway") },
+            policyTypes: ["Ingress"],
+            ingress: [
+              {
+                from: ctx.metricsNamespaces.map((namespace) => ({
+                  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } },
+                })),
+                ports: [{ port: hooksMetricsPort }],
+              },
+            ],
+          }),
+        ]),
   ];
 }
 

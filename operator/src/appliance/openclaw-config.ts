@@ -8,6 +8,8 @@ import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 export const gatewayPort = 18789;
 export const hooksPluginId = "remram-hooks";
 export const hooksPluginDir = "/opt/remram-hooks";
+/** The hooks plugin serves its Prometheus metrics here, on the pod's address (the gateway container's "metrics" port). */
+export const hooksMetricsPort = 9464;
 export const gatewayWorkspaceDir = "/data/workspace";
 /** Where the gateway pod mounts the Cortex token; the plugin reads it from there (never inline in the config). */
 export const gatewayCortexTokenFile = "/var/run/secrets/remram/cortex/token";
@@ -77,6 +79,7 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
             injection: { tokenCeiling: input.tokenBudget },
             reflection: { model: { provider: "ollama", model: input.models.reflection } },
             escalation: { local: { provider: "ollama", model: input.models.routing } },
+            metrics: { host: "0.0.0.0", port: hooksMetricsPort },
           },
         },
       },

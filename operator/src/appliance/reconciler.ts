@@ -59,6 +59,8 @@ export interface ApplianceReconcilerDeps {
   events: EventRecorder;
   profiles: ReadonlyMap<ProfileName, HardwareProfile>;
   images: OperatorImages;
+  /** Namespaces whose Prometheus may scrape appliance metrics (NetworkPolicy); none by default. */
+  metricsNamespaces?: readonly string[];
   models: ModelPuller;
   /** Where the operator itself reaches an appliance's Ollama (cluster DNS by default; overridden when run outside). */
   ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
@@ -120,6 +122,7 @@ export class ApplianceReconciler {
       profile,
       useGpu,
       images: this.deps.images,
+      metricsNamespaces: this.deps.metricsNamespaces ?? [],
       secrets: {
         cortexToken: this.existingOrNewToken(
           "Secret",
