@@ -30,6 +30,8 @@ export interface BenchmarkOptions {
   sizes: readonly number[];
   /** Objects beyond this many get no vector (they stay lexical and never get a neighbour list). */
   vectorLimit: number;
+  /** Measure dream only, skipping reflection throughput and archive latency. */
+  dreamOnly?: boolean;
   log?: (message: string, data: unknown) => void;
 }
 
@@ -234,37 +236,43 @@ export async function runMaturationBenchmarks(options: BenchmarkOptions): Promis
     log("dream", { size, seedMs, full: full.ms, incremental: incremental.ms });
     const { indices } = app.cortex.store;
     for (const alias of [indices.knowledge, indices.vectors]) {
-      await request(app.cortex.store, "DELETE", `/${alias}-v*`, undefined, { ignore: [404] });
+      // Deleting the vectors index waits for its running HNSW merges to stop.
+      await request(app.cortex.store, "DELETE", `/${alias}-v*`, undefined, {
+        ignore: [404],
+        timeoutMs: 300_000,
+      });
     }
     await app.close();
   }
   results.dream = dreamResults;
+  if (options.dreamOnly) {
+    results.finishedAt = new Date().toISOString();
+    return results;
+  }
 
   const app = await buildBenchApp(`bench-reflect-${randomBytes(3).toString("hex")}`);
   const reflections = 300;
-  const latencies: number[] = [];
-  const reflectStarted = process.hrtime.bigint();
-  for (let i = 0; i < reflections; i++) {
+  const reflectOnce = async (i: number, user: string) => {
     const started = process.hrtime.bigint();
     const response = await app.inject({
       method: "POST",
       url: "/reflect",
       headers,
       payload: {
-        principal: { userId: `u${i % 10}`, agentId: "main" },
-        sessionId: `session-${i}`,
+        principal: { userId: user, agentId: "main" },
+        sessionId: `session-${user}-${i}`,
         items: [
           {
             type: "preference",
-            statement: `User ${i % 10} prefers option ${i % 3}`,
-            claim: { subject: `u${i % 10}`, predicate: "prefers", object: `option ${i % 3}` },
-            scope: { kind: "user", ownerIds: [`u${i % 10}`] },
+            statement: `User ${user} prefers option ${i % 3}`,
+            claim: { subject: user, predicate: "prefers", object: `option ${i % 3}` },
+            scope: { kind: "user", ownerIds: [user] },
             sourceTurnIds: [`t${i}`],
           },
           {
             type: "fact",
-            statement: `Remark ${i}`,
-            scope: { kind: "user", ownerIds: [`u${i % 10}`] },
+            statement: `Remark ${i} of ${user}`,
+            scope: { kind: "user", ownerIds: [user] },
             sourceTurnIds: [`t${i}`],
           },
         ],
@@ -272,17 +280,30 @@ export async function runMaturationBenchmarks(options: BenchmarkOptions): Promis
     });
     if (response.statusCode !== 200)
       throw new Error(`reflect answered ${response.statusCode}: ${response.body}`);
-    latencies.push(millis(started));
-  }
-  const reflectSeconds = millis(reflectStarted) / 1000;
-  results.reflect = {
-    deltas: reflections,
-    itemsPerDelta: 2,
-    deltasPerSecond: Math.round((reflections / reflectSeconds) * 10) / 10,
-    p50Ms: percentile(latencies, 50),
-    p95Ms: percentile(latencies, 95),
-    embeddings: false,
+    return millis(started);
   };
+  // Sequential (one session after another), then 8 at once (the household's sessions ending together).
+  const runs = [];
+  for (const concurrency of [1, 8]) {
+    const latencies: number[] = [];
+    const started = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, lane) => {
+        for (let i = lane; i < reflections; i += concurrency) {
+          latencies.push(await reflectOnce(i, `c${concurrency}-u${i % 10}`));
+        }
+      }),
+    );
+    const seconds = millis(started) / 1000;
+    runs.push({
+      concurrency,
+      deltas: reflections,
+      deltasPerSecond: Math.round((reflections / seconds) * 10) / 10,
+      p50Ms: percentile(latencies, 50),
+      p95Ms: percentile(latencies, 95),
+    });
+  }
+  results.reflect = { itemsPerDelta: 2, embeddings: false, runs };
   log("reflect", results.reflect);
 
   const puts: number[] = [];

@@ -2,7 +2,7 @@
  * Reflection, dream and archive throughput on a real OpenSearch (no Ollama: objects carry random vectors, so the
  * k-NN neighbour lookups of dream are exercised). Writes bench/results/maturation.json.
  * Dream sizes: BENCH_DREAM_SIZES (comma-separated object counts, default 10000); vectors for the first
- * BENCH_DREAM_VECTORS objects (default all).
+ * BENCH_DREAM_VECTORS objects (default all); BENCH_DREAM_ONLY=1 skips the reflection and archive parts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +23,7 @@ try {
     scratchDir,
     sizes,
     vectorLimit,
+    dreamOnly: process.env.BENCH_DREAM_ONLY === "1",
     log: (message, data) => console.log(message, JSON.stringify(data)),
   });
   writeFileSync(
