@@ -1,4 +1,5 @@
 import {
+  bulk,
   type CortexStore,
   getDocument,
   putDocument,
@@ -165,12 +166,8 @@ export async function writeRecords(
     { [op]: { _index: indices.records, _id: recordId(record.kind, record.id) } },
     record,
   ]);
-  const { body } = await request<{
-    items: Record<string, { status: number; error?: { reason: string } }>[];
-  }>(store, "POST", "/_bulk", lines, { ndjson: true, timeoutMs: 60_000 });
-  const failed = body.items
-    .map((item) => Object.values(item)[0])
-    .filter((result) => result?.error !== undefined && result.status !== 409);
+  const results = await bulk(store, lines, { timeoutMs: 60_000 });
+  const failed = results.filter((result) => result.error !== undefined && result.status !== 409);
   if (failed.length > 0) {
     throw new Error(`record write failed for ${failed.length} record(s): ${failed[0]?.error?.reason ?? ""}`);
   }

@@ -12,7 +12,6 @@ import {
   loadObjects,
   loadVectors,
   type ObjectUpdate,
-  type StoredKnowledge,
   scanObjects,
   scopeFilter,
   writeObjects,
@@ -20,6 +19,7 @@ import {
 import type { CandidateDimension } from "../schemas/dimensions.js";
 import type { KnowledgeObject } from "../schemas/knowledge.js";
 import {
+  bulk,
   listCandidateDimensions,
   multiSearch,
   scanDocuments,
@@ -188,7 +188,7 @@ export class DreamRunner {
     const changedSince = previous?.body.startedAt;
 
     // Objects and the neighbour graph load side by side (100k of each: 1.7 s on the 2-core test machine).
-    const stored = new Map<string, { object: StoredKnowledge; version: DocumentVersion }>();
+    const stored = new Map<string, { object: KnowledgeObject; version: DocumentVersion }>();
     const lists = new Map<string, NeighbourList>();
     await Promise.all([
       (async () => {
@@ -211,12 +211,10 @@ export class DreamRunner {
     progress.phase = "neighbours";
     const now = progress.startedAt;
     const lookups = neighbourLookupOrder(
-      [...stored.values()]
-        .filter(({ object }) => object.status === "active")
-        .map(({ object }) => ({
-          id: object.id,
-          changed: changedSince === undefined || object.updatedAt > changedSince,
-        })),
+      [...stored.values()].map(({ object }) => ({
+        id: object.id,
+        changed: changedSince === undefined || object.updatedAt > changedSince,
+      })),
       lists,
       this.context.embedder !== null,
     );
@@ -354,12 +352,10 @@ export class DreamRunner {
       .filter((o) => o.state === "invalidated" && !skipped.has(o.id) && lists.has(o.id))
       .map((o) => o.id);
     if (dropped.length > 0) {
-      await storeRequest(
+      await bulk(
         store,
-        "POST",
-        "/_bulk",
         dropped.map((id) => ({ delete: { _index: indices.neighbours, _id: id } })),
-        { ndjson: true, timeoutMs: 120_000 },
+        { timeoutMs: 120_000 },
       );
     }
     const finishedAt = this.context.clock().toISOString();
@@ -426,7 +422,7 @@ export class DreamRunner {
     indices: MaturationIndices,
     proposal: ProposalDraft,
     cycleId: string,
-    stored: ReadonlyMap<string, { object: StoredKnowledge }>,
+    stored: ReadonlyMap<string, { object: KnowledgeObject }>,
     now: string,
   ): Promise<RecordWrite[]> {
     const { store } = this.context;
@@ -485,7 +481,7 @@ export class DreamRunner {
   private async lookUpNeighbours(
     indices: MaturationIndices,
     ids: readonly string[],
-    stored: ReadonlyMap<string, { object: StoredKnowledge }>,
+    stored: ReadonlyMap<string, { object: KnowledgeObject }>,
     deadline: number,
     progress: DreamProgress,
     now: string,
@@ -509,10 +505,8 @@ export class DreamRunner {
         // Stored while the model was down: embed now, so the object takes part in semantic retrieval and dream.
         try {
           const made = await embedder.embedMany(lacking.map((o) => o.statement));
-          await storeRequest(
+          await bulk(
             store,
-            "POST",
-            "/_bulk?refresh=true",
             lacking.flatMap((object, i) => {
               const vector = made[i];
               if (vector === undefined) return [];
@@ -522,7 +516,7 @@ export class DreamRunner {
                 vectorDocument(object, vector, embedder.model),
               ];
             }),
-            { ndjson: true, timeoutMs: 60_000 },
+            { refresh: "true", timeoutMs: 60_000 },
           );
           vectorsBackfilled += made.length;
         } catch {
@@ -565,12 +559,10 @@ export class DreamRunner {
         lists.push(neighbourListFrom(object.id, hits, now));
       });
       if (lists.length > 0) {
-        await storeRequest(
+        await bulk(
           store,
-          "POST",
-          "/_bulk",
           lists.flatMap((list) => [{ index: { _index: indices.neighbours, _id: list.id } }, list]),
-          { ndjson: true, timeoutMs: 60_000 },
+          { timeoutMs: 60_000 },
         );
       }
       built.push(...lists);

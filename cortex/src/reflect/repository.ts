@@ -1,5 +1,7 @@
 import type { KnowledgeObject } from "../schemas/knowledge.js";
 import {
+  type BulkItemResult,
+  bulk,
   type CortexStore,
   gateChanged,
   knowledgeDocument,
@@ -16,9 +18,6 @@ import { normaliseClaimPart } from "./knowledge.js";
  * The knowledge-index side of reflection and dream: candidate lookups (same claim, nearest neighbours in one
  * scope), reads by id, paged scans, and writes that keep an object's vector document in step with its gate.
  */
-
-/** Objects as read back; documents written before vectors moved out may still carry theirs (never read). */
-export type StoredKnowledge = KnowledgeObject;
 
 /** Hits of a lookup: the object and, for k-NN hits, its cosine similarity to the query vector. */
 export interface CandidateHit {
@@ -137,17 +136,18 @@ export async function findCandidates(
 export async function loadObjects(
   store: CortexStore,
   ids: readonly string[],
-): Promise<Map<string, StoredKnowledge>> {
+): Promise<Map<string, KnowledgeObject>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const { body } = await request<{ docs: { _id: string; found: boolean; _source?: StoredKnowledge }[] }>(
+  // Documents written before vectors moved out (template v1) still hold theirs; nothing here reads it.
+  const { body } = await request<{ docs: { _id: string; found: boolean; _source?: KnowledgeObject }[] }>(
     store,
     "POST",
     `/${store.indices.knowledge}/_mget?_source_excludes=embedding`,
     { ids: unique },
   );
   return new Map(
-    body.docs.filter((d) => d.found && d._source).map((d) => [d._id, d._source as StoredKnowledge]),
+    body.docs.filter((d) => d.found && d._source).map((d) => [d._id, d._source as KnowledgeObject]),
   );
 }
 
@@ -182,8 +182,8 @@ export async function loadVectors(
 export async function* scanObjects(
   store: CortexStore,
   query: unknown,
-): AsyncGenerator<{ object: StoredKnowledge; version: DocumentVersion }[]> {
-  for await (const hits of scanDocuments<StoredKnowledge>(store, store.indices.knowledge, query)) {
+): AsyncGenerator<{ object: KnowledgeObject; version: DocumentVersion }[]> {
+  for await (const hits of scanDocuments<KnowledgeObject>(store, store.indices.knowledge, query)) {
     yield hits.map((hit) => ({
       object: hit._source,
       version: { seqNo: hit._seq_no ?? -1, primaryTerm: hit._primary_term ?? -1 },
@@ -224,24 +224,6 @@ export function vectorWrite(vectors: string, { object, previous }: ObjectUpdate)
   ];
 }
 
-interface BulkItemResult {
-  _id: string;
-  status: number;
-  error?: { type: string; reason: string };
-}
-
-/** One bulk request; returns each item's result in request order. */
-async function bulk(store: CortexStore, lines: readonly unknown[], waitForRefresh: boolean) {
-  const { body } = await request<{ items: Record<string, BulkItemResult>[] }>(
-    store,
-    "POST",
-    `/_bulk${waitForRefresh ? "?refresh=wait_for" : ""}`,
-    lines,
-    { ndjson: true, timeoutMs: 120_000 },
-  );
-  return body.items.map((item) => Object.values(item)[0] as BulkItemResult);
-}
-
 /**
  * Write objects: new ones are indexed whole, with their vector when they have one; updated ones are partial
  * updates of the knowledge document, then, for updates that applied, of the vector document (vectorWrite). An
@@ -259,6 +241,9 @@ export async function writeObjects(
   options: { waitForRefresh?: boolean } = {},
 ): Promise<{ conflicts: string[] }> {
   const waitForRefresh = options.waitForRefresh ?? true;
+  // Only a last batch waits for the refresh, which makes every earlier batch searchable too.
+  const refreshed = (last: boolean) =>
+    waitForRefresh && last ? ({ refresh: "wait_for", timeoutMs: 120_000 } as const) : { timeoutMs: 120_000 };
   const entries: { lines: unknown[]; update?: ObjectUpdate }[] = [];
   for (const { object, embedding, embeddingModel } of created) {
     entries.push({ lines: knowledgeWriteLines(store.indices, "index", object, embedding, embeddingModel) });
@@ -288,7 +273,7 @@ export async function writeObjects(
     const results = await bulk(
       store,
       batch.flatMap((entry) => entry.lines),
-      waitForRefresh && last,
+      refreshed(last),
     );
     let position = 0;
     for (const entry of batch) {
@@ -318,7 +303,7 @@ export async function writeObjects(
     const results = await bulk(
       store,
       vectorLines.slice(start, start + writeBatch).flat(),
-      waitForRefresh && start + writeBatch >= vectorLines.length,
+      refreshed(start + writeBatch >= vectorLines.length),
     );
     // An object stored without a vector has none to update or delete; that is not a failure.
     const failed = results.filter(

@@ -229,12 +229,30 @@ export function knowledgeWriteLines(
   return lines;
 }
 
-export type WriteOutcome = "created" | "duplicate";
-
-interface BulkResponse {
-  errors: boolean;
-  items: Record<string, { _id: string; status: number; error?: { type: string; reason: string } }>[];
+export interface BulkItemResult {
+  _id: string;
+  status: number;
+  error?: { type: string; reason: string };
 }
+
+/** One bulk request; each item's result in request order. Which item failures matter is the caller's call. */
+export async function bulk(
+  store: CortexStore,
+  lines: readonly unknown[],
+  options: { refresh?: "true" | "wait_for"; timeoutMs: number },
+): Promise<BulkItemResult[]> {
+  const refresh = options.refresh === undefined ? "" : `?refresh=${options.refresh}`;
+  const { body } = await request<{ items: Record<string, BulkItemResult>[] }>(
+    store,
+    "POST",
+    `/_bulk${refresh}`,
+    lines,
+    { ndjson: true, timeoutMs: options.timeoutMs },
+  );
+  return body.items.map((item) => Object.values(item)[0] as BulkItemResult);
+}
+
+export type WriteOutcome = "created" | "duplicate";
 
 /**
  * Create documents by id; an existing id is a duplicate, never overwritten. Returns each document's outcome in
@@ -249,16 +267,11 @@ export async function createDocuments(
   const lines: unknown[] = [];
   for (const { index, id, document } of documents)
     lines.push({ create: { _index: index, _id: id } }, document);
-  const { body } = await request<BulkResponse>(store, "POST", "/_bulk?refresh=wait_for", lines, {
-    ndjson: true,
-    timeoutMs: 60_000,
-  });
+  const results = await bulk(store, lines, { refresh: "wait_for", timeoutMs: 60_000 });
   const outcomes: WriteOutcome[] = [];
   const failures: string[] = [];
   let retryable = false;
-  for (const item of body.items) {
-    const result = item.create;
-    if (result === undefined) continue;
+  for (const result of results) {
     if (result.status === 201) outcomes.push("created");
     else if (result.status === 409) outcomes.push("duplicate");
     else {
