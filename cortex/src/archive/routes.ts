@@ -3,7 +3,7 @@ import { z } from "zod";
 import { createRecord, type MaturationIndices } from "../dream/records.js";
 import { principal } from "../schemas/common.js";
 import { errorResponse } from "../schemas/index.js";
-import { getDocument, type SearchResult, request as storeRequest } from "../store/opensearch.js";
+import { bulk, getDocument, type SearchResult, request as storeRequest } from "../store/opensearch.js";
 import {
   clampAxis,
   coordinatesFor,
@@ -329,10 +329,7 @@ export function archiveRoutes(
             const lines = [index, ...companions].flatMap((target) =>
               ids.map((id) => ({ delete: { _index: target, _id: id } })),
             );
-            await storeRequest(store, "POST", "/_bulk?refresh=true", lines, {
-              ndjson: true,
-              timeoutMs: 120_000,
-            });
+            await bulk(store, lines, { refresh: "true", timeoutMs: 120_000 });
             count += ids.length;
           }
         };

@@ -411,7 +411,7 @@ export async function incrementUsage(
       },
     );
   }
-  await request(store, "POST", "/_bulk", lines, { ndjson: true, timeoutMs: 10_000 });
+  await bulk(store, lines, { timeoutMs: 10_000 });
 }
 
 /** Whether OpenSearch answers and the cluster is usable. */
@@ -524,7 +524,7 @@ export async function recordCandidateDimensions(
       },
     );
   }
-  await request(store, "POST", "/_bulk", lines, { ndjson: true, timeoutMs: 10_000 });
+  await bulk(store, lines, { timeoutMs: 10_000 });
 }
 
 /** The most frequent candidate dimensions. */
