@@ -13,6 +13,8 @@ export GOCACHE="${GOCACHE_OVERRIDE:-$REMRAM_CACHE/go/build}"
 export GOFLAGS="-trimpath -mod=mod"
 export GOTOOLCHAIN=local
 mkdir -p "$REMRAM_BIN" "$REMRAM_CACHE/stamps"
+# The pinned Node (once installed) runs every script, also when an installer is run by hand.
+export PATH="$REMRAM_CACHE/node/bin:$PATH"
 
 log() { printf '[remram %s] %s\n' "${COMPONENT:-setup}" "$*" >&2; }
 die() { printf '[remram %s] ERROR: %s\n' "${COMPONENT:-setup}" "$*" >&2; exit 1; }
