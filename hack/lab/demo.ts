@@ -40,7 +40,9 @@ function step(message: string): void {
   console.log(`\n== ${message}`);
 }
 
-function readEndpoints(): Required<TestbedEndpoints> {
+type LabEndpoints = Required<Pick<TestbedEndpoints, "opensearch" | "ollama" | "kubernetes">>;
+
+function readEndpoints(): LabEndpoints {
   const file = join(stateDir, "testbed.json");
   if (!existsSync(file))
     throw new Error("the test bed is not running: run `make infra-up` (or `make demo`) first");
@@ -54,7 +56,7 @@ function readEndpoints(): Required<TestbedEndpoints> {
   return { opensearch, ollama, kubernetes };
 }
 
-async function startCortex(endpoints: Required<TestbedEndpoints>): Promise<{ url: string; token: string }> {
+async function startCortex(endpoints: LabEndpoints): Promise<{ url: string; token: string }> {
   const token = randomBytes(24).toString("hex");
   const tokenFile = join(labDir, "cortex-token");
   writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
@@ -177,7 +179,7 @@ spec:
   ).join("---\n");
 }
 
-function applianceYaml(ollama: Required<TestbedEndpoints>["ollama"]): string {
+function applianceYaml(ollama: LabEndpoints["ollama"]): string {
   return `apiVersion: remram.io/v1alpha1
 kind: RemramAppliance
 metadata: { name: moltbox, namespace: ${namespace} }
@@ -199,7 +201,7 @@ spec:
 `;
 }
 
-async function runOperator(endpoints: Required<TestbedEndpoints>, cortex: { url: string; token: string }) {
+async function runOperator(endpoints: LabEndpoints, cortex: { url: string; token: string }) {
   const { kubeconfig } = endpoints.kubernetes;
   kubectl(kubeconfig, ["apply", "--server-side", "--force-conflicts", "-f", join(repoRoot, "crds")]);
   kubectl(kubeconfig, ["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);

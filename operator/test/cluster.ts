@@ -74,8 +74,18 @@ export async function createNamespace(
   });
 }
 
-/** Static volumes the claims of one appliance bind to (no provisioner runs in the test bed). */
+/**
+ * Static volumes the claims of one appliance bind to on kwok nodes (pods there are fake, so nothing could provision).
+ * They carry the default StorageClass's name when there is one (the real node's `local-path`, default as on k3s):
+ * claims get that class on admission, and with WaitForFirstConsumer the scheduler binds them to these volumes.
+ */
 export async function createVolumes(client: KubeClient, prefix: string, count: number): Promise<void> {
+  const classes = await client.get<{
+    items: { metadata: { name: string; annotations?: Record<string, string> } }[];
+  }>("/apis/storage.k8s.io/v1/storageclasses");
+  const defaultClass = classes?.items.find(
+    (item) => item.metadata.annotations?.["storageclass.kubernetes.io/is-default-class"] === "true",
+  )?.metadata.name;
   for (let index = 0; index < count; index++) {
     await client.create("/api/v1/persistentvolumes", {
       apiVersion: "v1",
@@ -85,6 +95,7 @@ export async function createVolumes(client: KubeClient, prefix: string, count: n
         capacity: { storage: "1Ti" },
         accessModes: ["ReadWriteOnce"],
         persistentVolumeReclaimPolicy: "Retain",
+        ...(defaultClass ? { storageClassName: defaultClass } : {}),
         hostPath: { path: `/tmp/${prefix}-${index}` },
       },
     });

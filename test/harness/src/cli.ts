@@ -8,6 +8,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { envFile, logDir, pidDir, stateDir } from "./paths.js";
 import { isAlive, stopAllRecorded } from "./process.js";
+import { nodeLeftovers, teardownNode } from "./services/node/host.js";
+import { nodeDir, nodeSysctlFile } from "./services/node/index.js";
 import { renderEnvFile, renderSummary } from "./summary.js";
 import { selectedServices, startTestbed, type TestbedEndpoints } from "./testbed.js";
 
@@ -58,7 +60,11 @@ async function up(demo: boolean): Promise<void> {
 }
 
 async function down(): Promise<void> {
+  // The real node first: its pods' processes, mounts, namespace and kernel settings are not in the PID files.
+  await teardownNode(nodeDir, nodeSysctlFile);
   const stopped = await stopAllRecorded();
+  const left = await nodeLeftovers(nodeDir, nodeSysctlFile);
+  if (left.length > 0) throw new Error(`the real node left behind:\n  ${left.join("\n  ")}`);
   for (const file of [envFile, endpointsFile, join(stateDir, "testbed.pids")]) rmSync(file, { force: true });
   console.log(stopped.length === 0 ? "Nothing was running." : `Stopped: ${stopped.join(", ")}`);
   console.log(`(PID files: ${pidDir})`);

@@ -36,6 +36,11 @@ export function renderSummary(endpoints: TestbedEndpoints): string {
   if (endpoints.kubernetes) {
     rows.push(`  kube-apiserver      ${endpoints.kubernetes.server}  (kwok fake nodes, KUBECONFIG below)`);
   }
+  if (endpoints.node) {
+    rows.push(
+      `  real node           ${endpoints.node.name} at ${endpoints.node.ip} (network namespace ${endpoints.node.namespace}; pods ${endpoints.node.podCidr}, DNS ${endpoints.node.clusterDns})`,
+    );
+  }
   return [
     "Remram test bed is running:",
     ...rows,

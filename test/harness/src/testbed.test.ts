@@ -4,8 +4,8 @@ import { selectedBackend, selectedServices } from "./testbed.js";
 
 describe("choosing test-bed services", () => {
   it("starts everything by default and for 'all'", () => {
-    expect(selectedServices(undefined)).toEqual(["opensearch", "ollama", "kubernetes"]);
-    expect(selectedServices("all")).toEqual(["opensearch", "ollama", "kubernetes"]);
+    expect(selectedServices(undefined)).toEqual(["opensearch", "ollama", "kubernetes", "node"]);
+    expect(selectedServices("all")).toEqual(["opensearch", "ollama", "kubernetes", "node"]);
   });
 
   it("narrows to the named services", () => {

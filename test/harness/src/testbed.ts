@@ -6,6 +6,7 @@ import type {
   KubernetesEndpoints,
   OllamaEndpoints,
   OpenSearchEndpoints,
+  RealNodeEndpoints,
   RunningService,
   Started,
   StartOptions,
@@ -16,13 +17,23 @@ export interface TestbedEndpoints {
   opensearch?: OpenSearchEndpoints;
   ollama?: OllamaEndpoints;
   kubernetes?: KubernetesEndpoints;
+  /** The real node; it joins the kubernetes service's control plane (selecting it selects kubernetes too). */
+  node?: RealNodeEndpoints;
 }
 
 export type TestbedServiceName = keyof TestbedEndpoints;
-export const testbedServiceNames: readonly TestbedServiceName[] = ["opensearch", "ollama", "kubernetes"];
+export const testbedServiceNames: readonly TestbedServiceName[] = [
+  "opensearch",
+  "ollama",
+  "kubernetes",
+  "node",
+];
 
+type StartedService = Exclude<TestbedServiceName, "node">;
 type Starters = {
-  [K in TestbedServiceName]: (options: StartOptions) => Promise<Started<NonNullable<TestbedEndpoints[K]>>>;
+  [K in StartedService]: (
+    options: StartOptions & { realNode?: boolean },
+  ) => Promise<Started<NonNullable<TestbedEndpoints[K]>>>;
 };
 
 /** Local processes from the cache (default, what CI runs). */
@@ -77,17 +88,28 @@ export function selectedServices(value = process.env.REMRAM_TESTBED): TestbedSer
 export async function startTestbed(
   options: StartOptions & { services?: readonly TestbedServiceName[] } = {},
 ): Promise<RunningTestbed> {
-  const names = options.services ?? selectedServices();
-  const starters = selectedBackend() === "containers" ? containerStarters : processStarters;
+  const selected = options.services ?? selectedServices();
+  const containers = selectedBackend() === "containers";
+  if (containers && selected.includes("node") && options.services !== undefined) {
+    throw new Error(
+      "the real node runs with the process backend only (K3s in a container is a node of its own)",
+    );
+  }
+  const realNode = !containers && selected.includes("node");
+  const names = [...new Set(selected.map((name) => (name === "node" ? "kubernetes" : name)))];
+  const starters = containers ? containerStarters : processStarters;
   const services: RunningService[] = [];
   const endpoints: TestbedEndpoints = {};
   const failures: string[] = [];
   await Promise.all(
     names.map(async (name) => {
       try {
-        const service = await starters[name](options);
+        const service = await starters[name]({ ...options, realNode });
         services.push(service);
         Object.assign(endpoints, { [name]: service.endpoints });
+        if (name === "kubernetes" && "node" in service.endpoints && service.endpoints.node) {
+          endpoints.node = service.endpoints.node;
+        }
       } catch (error) {
         failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -6,6 +6,9 @@ import { binPath, cacheDir, runDir } from "../paths.js";
 import { freePort } from "../ports.js";
 import { isAlive, type ManagedProcess, spawnService } from "../process.js";
 import { waitFor } from "../wait.js";
+import { nodeNetwork, realNodeName } from "./node/config.js";
+import { type StartedNode, startRealNode } from "./node/index.js";
+import { writeKubeletClientPki } from "./node/pki.js";
 import type { KubernetesEndpoints, Started, StartOptions } from "./types.js";
 
 const installHint = "run `bash hack/install-kubernetes.sh` (or `make setup`)";
@@ -34,6 +37,8 @@ export interface ControlPlaneLayout {
   apiserverPort: number;
   kwokPort: number;
   stagesFile: string;
+  /** Set when a real node joins: the address its pods reach the apiserver on (the host end of its veth). */
+  nodeAdvertiseAddress?: string;
 }
 
 const file = {
@@ -45,6 +50,10 @@ const file = {
   saKey: (layout: ControlPlaneLayout) => join(layout.dir, "sa.key"),
   saPub: (layout: ControlPlaneLayout) => join(layout.dir, "sa.pub"),
   kubeconfig: (layout: ControlPlaneLayout, who: string) => join(layout.dir, `${who}.kubeconfig`),
+  // The apiserver's client certificate for the kubelet (logs, exec, port-forward) and the CA the kubelet trusts.
+  kubeletClientCa: (layout: ControlPlaneLayout) => join(layout.dir, "pki", "kubelet-client-ca.crt"),
+  kubeletClientCert: (layout: ControlPlaneLayout) => join(layout.dir, "pki", "kubelet-client.crt"),
+  kubeletClientKey: (layout: ControlPlaneLayout) => join(layout.dir, "pki", "kubelet-client.key"),
 };
 
 export const apiserverUrl = (layout: ControlPlaneLayout): string =>
@@ -75,11 +84,21 @@ export function kubeApiserverArgs(layout: ControlPlaneLayout): string[] {
     // Like k3s: Node + RBAC, every default admission plugin (ValidatingAdmissionPolicy is GA and on by default).
     "--authorization-mode=Node,RBAC",
     "--allow-privileged=true",
-    "--service-cluster-ip-range=10.43.0.0/16",
+    `--service-cluster-ip-range=${nodeNetwork.serviceCidr}`,
     "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
     `--service-account-key-file=${file.saPub(layout)}`,
     `--service-account-signing-key-file=${file.saKey(layout)}`,
     "--profiling=false",
+    ...(layout.nodeAdvertiseAddress === undefined
+      ? []
+      : [
+          // Pods reach the `kubernetes` Service's endpoint here (a forwarder on the veth; loopback is their own).
+          `--advertise-address=${layout.nodeAdvertiseAddress}`,
+          `--kubelet-client-certificate=${file.kubeletClientCert(layout)}`,
+          `--kubelet-client-key=${file.kubeletClientKey(layout)}`,
+          // The machine's hostname resolves to 127.0.0.1: reach kubelets by their InternalIP.
+          "--kubelet-preferred-address-types=InternalIP,Hostname",
+        ]),
   ];
 }
 
@@ -92,6 +111,15 @@ export function kubeControllerManagerArgs(layout: ControlPlaneLayout): string[] 
     `--root-ca-file=${file.servingCert(layout)}`,
     // Nothing scrapes it here; 0 keeps it off a fixed port (10257) that a second test bed would collide on.
     "--secure-port=0",
+    ...(layout.nodeAdvertiseAddress === undefined
+      ? []
+      : // The bridge CNI on the real node takes its pod range from the Node's spec.podCIDR.
+        [
+          "--allocate-node-cidrs=true",
+          `--cluster-cidr=${nodeNetwork.clusterCidr}`,
+          "--node-cidr-mask-size=24",
+          `--service-cluster-ip-range=${nodeNetwork.serviceCidr}`,
+        ]),
   ];
 }
 
@@ -331,7 +359,9 @@ const newToken = (): string => randomBytes(24).toString("hex");
  * manager and scheduler (so Deployments get pods and pods get nodes), and kwok, which plays the kubelet for every
  * Node annotated kwok.x-k8s.io/node=fake (see createKwokNode). Resolves when all of them work, not just listen.
  */
-export async function startKubernetes(options: StartOptions = {}): Promise<Started<KubernetesEndpoints>> {
+export async function startKubernetes(
+  options: StartOptions & { realNode?: boolean } = {},
+): Promise<Started<KubernetesEndpoints>> {
   for (const name of binaries) {
     if (!existsSync(binPath(name)))
       throw new Error(`${name} is not installed at ${binPath(name)}: ${installHint}`);
@@ -349,6 +379,7 @@ export async function startKubernetes(options: StartOptions = {}): Promise<Start
     apiserverPort,
     kwokPort,
     stagesFile: kwokStagesFile,
+    ...(options.realNode ? { nodeAdvertiseAddress: nodeNetwork.hostIp } : {}),
   };
   rmSync(layout.dir, { recursive: true, force: true });
   mkdirSync(layout.dir, { recursive: true });
@@ -359,8 +390,20 @@ export async function startKubernetes(options: StartOptions = {}): Promise<Start
     "kube-scheduler": { token: newToken(), user: "system:kube-scheduler", groups: [] },
     // kwok stands in for every kubelet (node status, leases, pod status); a node identity per fake node is overkill.
     kwok: { token: newToken(), user: "kwok", groups: ["system:masters"] },
+    // The real node's own identities, none of them admin: the Node authorizer and the default
+    // system:node-proxier binding cover the first two, kube-router gets a ClusterRole of its own.
+    kubelet: { token: newToken(), user: `system:node:${realNodeName}`, groups: ["system:nodes"] },
+    "kube-proxy": { token: newToken(), user: "system:kube-proxy", groups: [] },
+    "kube-router": { token: newToken(), user: "remram:kube-router", groups: [] },
   } satisfies Record<string, TokenIdentity>;
   writeCredentials(layout, identities);
+  if (options.realNode) {
+    await writeKubeletClientPki({
+      ca: file.kubeletClientCa(layout),
+      cert: file.kubeletClientCert(layout),
+      key: file.kubeletClientKey(layout),
+    });
+  }
   const endpoints: KubernetesEndpoints = {
     server: apiserverUrl(layout),
     kubeconfig: file.kubeconfig(layout, "admin"),
@@ -369,6 +412,7 @@ export async function startKubernetes(options: StartOptions = {}): Promise<Start
   };
 
   const processes: ManagedProcess[] = [];
+  let node: StartedNode | undefined;
   const spawn = (name: string, args: string[]): ManagedProcess => {
     const started = spawnService({
       name: `${name}-${apiserverPort}`,
@@ -380,7 +424,9 @@ export async function startKubernetes(options: StartOptions = {}): Promise<Start
     return started;
   };
   // Reverse start order: kwok and the controllers go before the apiserver, the apiserver before etcd.
+  // The node goes first: a busy apiserver ignores SIGTERM while kubelets still talk to it.
   const stop = async (): Promise<void> => {
+    await node?.stop();
     for (const started of [...processes].reverse()) await started.stop();
     if (!options.detach) rmSync(layout.dir, { recursive: true, force: true });
   };
@@ -433,6 +479,25 @@ export async function startKubernetes(options: StartOptions = {}): Promise<Start
         abortIf: anyExited,
       }),
     ]);
+    if (options.realNode) {
+      node = await startRealNode(
+        {
+          apiserverPort,
+          apiserverCa: file.servingCert(layout),
+          kubeletClientCa: file.kubeletClientCa(layout),
+          adminKubeconfig: endpoints.kubeconfig,
+          tokens: {
+            kubelet: identities.kubelet.token,
+            kubeProxy: identities["kube-proxy"].token,
+            kubeRouter: identities["kube-router"].token,
+          },
+          kubeRouterUser: identities["kube-router"].user,
+        },
+        { detach: options.detach, timeoutMs: remaining() },
+      );
+      processes.push(...node.processes);
+      endpoints.node = node.endpoints;
+    }
   } catch (error) {
     await stop();
     throw error;

@@ -37,6 +37,25 @@ export interface KubernetesEndpoints {
   token: string;
   /** The serving certificate is self-signed: clients skip TLS verification. Tests act as other users by impersonation. */
   caInsecure: true;
+  /** Present when the test bed runs the real node beside kwok. */
+  node?: RealNodeEndpoints;
+}
+
+/** The real node (kubelet + containerd in a network namespace) registered with the test bed's control plane. */
+export interface RealNodeEndpoints {
+  name: string;
+  /** InternalIP, reachable from the host (pods and ClusterIPs are routed through it too). */
+  ip: string;
+  podCidr: string;
+  clusterDns: string;
+  /** The network namespace the node's processes run in. */
+  namespace: string;
+  containerdSocket: string;
+  /** Images imported into the node's containerd, by role (pods use them with imagePullPolicy: Never). */
+  images: { coredns: string; localPath: string; busybox: string };
+  /** What a real-node pod needs to land there (and nowhere else): the node's label and its taint's toleration. */
+  nodeSelector: Record<string, string>;
+  tolerations: { key: string; operator: "Exists" }[];
 }
 
 export interface OpenClawEndpoints {

@@ -1,0 +1,192 @@
+// The real node's footprint on the host, and its removal. Everything the node creates is either inside its network
+// namespace (veths, the cni0 bridge, every iptables rule of kube-proxy, kube-router and the CNI plugins: deleting
+// the namespace deletes them) or listed here: processes, mounts, cgroups, the paths containerd and the kubelet
+// hard-code, and the kernel settings the kubelet rewrites. teardownNode() works without the apiserver, so it also
+// cleans up after a crashed run; nodeLeftovers() is what the infra-down test and the next start check.
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { isAlive } from "../../process.js";
+import { nodeNetwork } from "./config.js";
+
+const run = promisify(execFile);
+
+/** Paths the kubelet, containerd and the CNI plugins use whatever their configuration says. */
+export const hardCodedPaths = ["/var/lib/kubelet", "/var/lib/cni", "/run/containerd", "/var/log/containers"];
+
+/** Host-wide kernel settings the node changes (the kubelet rewrites the first three at start-up). */
+export const hostSysctls = [
+  "kernel/panic",
+  "kernel/panic_on_oops",
+  "vm/overcommit_memory",
+  "net/ipv4/ip_forward",
+  "vm/max_map_count",
+] as const;
+
+const cgroupRoot = "/sys/fs/cgroup";
+/** Top-level cgroups of the kubelet (cgroupfs driver) and of containerd's k8s.io namespace. */
+const nodeCgroups = ["kubepods", "k8s.io"];
+
+export function readSysctls(): Record<string, string> {
+  return Object.fromEntries(
+    hostSysctls.map((key) => [key, readFileSync(`/proc/sys/${key}`, "utf8").trim()] as const),
+  );
+}
+
+/** Record the host's settings before the node first changes them; a crashed run's record is kept (it is older). */
+export function saveSysctls(file: string): void {
+  if (!existsSync(file)) writeFileSync(file, `${JSON.stringify(readSysctls(), null, 2)}\n`);
+}
+
+function restoreSysctls(file: string): void {
+  if (!existsSync(file)) return;
+  const saved = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
+  for (const [key, value] of Object.entries(saved)) {
+    if (readFileSync(`/proc/sys/${key}`, "utf8").trim() !== value) writeFileSync(`/proc/sys/${key}`, value);
+  }
+  rmSync(file);
+}
+
+export const namespaceExists = (): boolean => existsSync(`/run/netns/${nodeNetwork.namespace}`);
+
+async function namespacePids(): Promise<number[]> {
+  if (!namespaceExists()) return [];
+  const { stdout } = await run("ip", ["netns", "pids", nodeNetwork.namespace]);
+  return stdout
+    .split("\n")
+    .map((line) => Number.parseInt(line, 10))
+    .filter((pid) => Number.isInteger(pid) && pid > 1);
+}
+
+/** Every cgroup directory under the node's top-level cgroups, deepest first, in every hierarchy. */
+function nodeCgroupDirs(): string[] {
+  const dirs: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name));
+    }
+    dirs.push(dir);
+  };
+  for (const hierarchy of readdirSync(cgroupRoot)) {
+    for (const top of nodeCgroups) {
+      const dir = join(cgroupRoot, hierarchy, top);
+      if (existsSync(dir) && statSync(dir).isDirectory()) walk(dir);
+    }
+  }
+  return dirs.sort((a, b) => b.split("/").length - a.split("/").length);
+}
+
+function cgroupPids(): number[] {
+  const pids = new Set<number>();
+  for (const dir of nodeCgroupDirs()) {
+    try {
+      for (const line of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n")) {
+        const pid = Number.parseInt(line, 10);
+        if (Number.isInteger(pid) && pid > 1) pids.add(pid);
+      }
+    } catch {
+      // A cgroup removed while walking, or a hierarchy without cgroup.procs.
+    }
+  }
+  return [...pids];
+}
+
+/** Mount points under the node's directory and the hard-coded paths, deepest first. */
+function nodeMounts(nodeDir: string): string[] {
+  const roots = [nodeDir, ...hardCodedPaths];
+  return readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((line) => line.split(" ")[4]?.replace(/\\040/g, " "))
+    .filter((point): point is string => point !== undefined)
+    .filter((point) => roots.some((root) => point === root || point.startsWith(`${root}/`)))
+    .sort((a, b) => b.length - a.length);
+}
+
+async function killAll(pids: readonly number[], graceMs: number): Promise<void> {
+  const signal = (pid: number, name: NodeJS.Signals): void => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // Already gone.
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (pids.some(isAlive) && Date.now() < deadline) await sleep(100);
+  for (const pid of pids.filter(isAlive)) signal(pid, "SIGKILL");
+  const killDeadline = Date.now() + 5_000;
+  while (pids.some(isAlive) && Date.now() < killDeadline) await sleep(50);
+}
+
+/**
+ * Remove the node from the host, in an order that leaves nothing busy: the kubelet (so it restarts nothing), the
+ * pods' processes, then every other process in the namespace (containerd and its shims, kube-proxy, kube-router),
+ * mounts, the namespace itself, cgroups, the hard-coded paths, the node's state directory and the kernel settings.
+ * Safe to call when nothing is there.
+ */
+export async function teardownNode(nodeDir: string, sysctlFile: string, kubeletPid?: number): Promise<void> {
+  if (kubeletPid !== undefined) await killAll([kubeletPid], 10_000);
+  await killAll(cgroupPids(), 2_000);
+  await killAll(await namespacePids(), 10_000);
+  for (const point of nodeMounts(nodeDir)) {
+    await run("umount", ["-l", point]).catch(() => undefined);
+  }
+  if (namespaceExists()) await run("ip", ["netns", "delete", nodeNetwork.namespace]);
+  for (const dir of nodeCgroupDirs()) {
+    try {
+      // cgroup directories go with rmdir only (their files cannot be unlinked).
+      rmdirSync(dir);
+    } catch {
+      // Still busy: nodeLeftovers reports it.
+    }
+  }
+  for (const path of [...hardCodedPaths, nodeDir]) rmSync(path, { recursive: true, force: true });
+  restoreSysctls(sysctlFile);
+}
+
+/** What of the node is still on the host; empty after a clean stop. */
+export async function nodeLeftovers(nodeDir: string, sysctlFile: string): Promise<string[]> {
+  const found: string[] = [];
+  if (namespaceExists()) found.push(`network namespace ${nodeNetwork.namespace}`);
+  const { stdout: links } = await run("ip", ["-o", "link", "show"]);
+  if (links.includes(`${nodeNetwork.hostVeth}@`)) found.push(`veth ${nodeNetwork.hostVeth}`);
+  found.push(...nodeMounts(nodeDir).map((point) => `mount ${point}`));
+  found.push(...nodeCgroupDirs().map((dir) => `cgroup ${dir}`));
+  found.push(...cgroupPids().map((pid) => `process ${pid} in a pod cgroup`));
+  for (const path of [...hardCodedPaths, nodeDir, sysctlFile])
+    if (existsSync(path)) found.push(`path ${path}`);
+  return found;
+}
+
+/** The host's own state the node must leave as it found it: kernel settings and the host namespace's firewall. */
+export async function hostBaseline(): Promise<{ sysctls: Record<string, string>; iptables: string }> {
+  const rules = async (command: string): Promise<string> => {
+    const { stdout } = await run(command, []).catch(() => ({ stdout: "" }));
+    // Counters and the dump's timestamps change by themselves; the rules are what matter.
+    return stdout
+      .split("\n")
+      .filter((line) => !line.startsWith("#"))
+      .map((line) => line.replace(/\[\d+:\d+\]/g, ""))
+      .join("\n");
+  };
+  return {
+    sysctls: readSysctls(),
+    iptables: `${await rules("iptables-save")}\n${await rules("ip6tables-save")}`,
+  };
+}
+
+/** What differs from a baseline taken before the node started, plus what of the node is still there. */
+export async function hostChanges(
+  before: Awaited<ReturnType<typeof hostBaseline>>,
+  nodeDir: string,
+  sysctlFile: string,
+): Promise<string[]> {
+  const after = await hostBaseline();
+  const changed = Object.entries(before.sysctls)
+    .filter(([key, value]) => after.sysctls[key] !== value)
+    .map(([key, value]) => `sysctl ${key}: ${value} before, ${after.sysctls[key]} after`);
+  if (after.iptables !== before.iptables) changed.push("the host namespace's iptables rules changed");
+  return [...changed, ...(await nodeLeftovers(nodeDir, sysctlFile))];
+}

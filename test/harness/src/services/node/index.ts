@@ -1,0 +1,369 @@
+// A real single-node Kubernetes node beside the test bed's control plane: the parts k3s embeds (containerd + runc,
+// the kubelet, kube-proxy, the bridge CNI, kube-router for NetworkPolicy, CoreDNS, local-path-provisioner), in a
+// network namespace of their own. Requires root (network namespaces, mounts, cgroups).
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { binPath, cacheDir, repoRoot, runDir } from "../../paths.js";
+import { type ManagedProcess, spawnService } from "../../process.js";
+import { waitFor } from "../../wait.js";
+import type { RealNodeEndpoints } from "../types.js";
+import { corednsManifests, kubeRouterRbac, localPathManifests } from "./addons.js";
+import {
+  kubeletArgs,
+  kubeRouterArgs,
+  type NodeLayout,
+  nodeNetwork,
+  nodePaths,
+  realNodeLabel,
+  realNodeName,
+  realNodeTaint,
+  renderCniTemplate,
+  renderContainerdConfig,
+  renderKubeletConfig,
+  renderKubeProxyConfig,
+  renderNodeKubeconfig,
+} from "./config.js";
+import { hardCodedPaths, namespaceExists, nodeLeftovers, saveSysctls, teardownNode } from "./host.js";
+
+const run = promisify(execFile);
+
+/** The node's state lives here for one run; teardown removes it. */
+export const nodeDir = join(runDir, "node");
+export const nodeSysctlFile = join(runDir, "node-sysctls.json");
+/** Image archives written by hack/install-node-parts.sh. */
+export const nodeImagesDir = join(cacheDir, "images");
+
+const installHint = "run `bash hack/install-node-parts.sh` (or `make setup`)";
+
+/** What the control plane hands the node: where to reach it and the node's own credentials. */
+export interface NodeControlPlane {
+  apiserverPort: number;
+  /** PEM: the apiserver's self-signed serving certificate (its own CA). */
+  apiserverCa: string;
+  /** PEM: the CA of the apiserver's kubelet client certificate. */
+  kubeletClientCa: string;
+  adminKubeconfig: string;
+  tokens: { kubelet: string; kubeProxy: string; kubeRouter: string };
+  kubeRouterUser: string;
+}
+
+export interface StartedNode {
+  endpoints: RealNodeEndpoints;
+  processes: ManagedProcess[];
+  stop(): Promise<void>;
+}
+
+function pinned(key: string): string {
+  const match = readFileSync(join(repoRoot, "hack", "versions.env"), "utf8").match(
+    new RegExp(`^${key}=(\\S+)$`, "m"),
+  );
+  if (!match?.[1]) throw new Error(`hack/versions.env has no ${key}`);
+  return match[1];
+}
+
+/** Stop early, naming the cause and the fix, for everything a start on this host would trip over. */
+export async function checkNodeHost(): Promise<void> {
+  if (process.getuid?.() !== 0) {
+    throw new Error(
+      "the real node needs root (network namespaces, mounts, cgroups); run as root or drop `node` from REMRAM_TESTBED",
+    );
+  }
+  const commands: Record<string, string> = {
+    "/usr/bin/containerd": "apt-get install containerd (hack/install-node-parts.sh does)",
+    "/usr/bin/ctr": "apt-get install containerd",
+    "/usr/sbin/runc": "apt-get install runc",
+    "/usr/lib/cni/bridge": "apt-get install containernetworking-plugins",
+    "/usr/bin/socat": "apt-get install socat",
+    "/usr/sbin/ipset": "apt-get install ipset",
+  };
+  for (const [path, fix] of Object.entries(commands)) {
+    if (!existsSync(path)) throw new Error(`${path} is missing: ${fix}`);
+  }
+  for (const name of ["kubelet", "kube-proxy", "kube-router", "kubectl"]) {
+    if (!existsSync(binPath(name)))
+      throw new Error(`${name} is not installed at ${binPath(name)}: ${installHint}`);
+  }
+  if (!readFileSync("/proc/filesystems", "utf8").includes("overlay")) {
+    throw new Error(
+      "the kernel has no overlay filesystem (containerd's snapshotter needs it): load the overlay module",
+    );
+  }
+  if (!existsSync("/sys/fs/cgroup/memory") && !existsSync("/sys/fs/cgroup/cgroup.controllers")) {
+    throw new Error("no memory cgroup is mounted under /sys/fs/cgroup: the kubelet cannot run pods here");
+  }
+  // A containerd we did not start owns the default socket: its shims share /run/containerd with ours.
+  if (existsSync("/run/containerd/containerd.sock") && !namespaceExists()) {
+    throw new Error(
+      "another containerd is running on this host (/run/containerd/containerd.sock): stop it, the real node's containerd shares /run/containerd/s with it",
+    );
+  }
+}
+
+async function nsenter(args: readonly string[]): Promise<string> {
+  const { stdout } = await run("nsenter", [`--net=/run/netns/${nodeNetwork.namespace}`, "--", ...args]);
+  return stdout;
+}
+
+async function createNetwork(): Promise<void> {
+  const { namespace, hostVeth, nodeVeth, hostIp, nodeIp, prefixLength } = nodeNetwork;
+  await run("ip", ["netns", "add", namespace]);
+  await run("ip", ["link", "add", hostVeth, "type", "veth", "peer", "name", nodeVeth, "netns", namespace]);
+  await run("ip", ["addr", "add", `${hostIp}/${prefixLength}`, "dev", hostVeth]);
+  await run("ip", ["link", "set", hostVeth, "up"]);
+  await nsenter(["ip", "link", "set", "lo", "up"]);
+  await nsenter(["ip", "addr", "add", `${nodeIp}/${prefixLength}`, "dev", nodeVeth]);
+  await nsenter(["ip", "link", "set", nodeVeth, "up"]);
+  // The host does not forward (ip_forward stays as it was), so this route leads nowhere beyond the host itself.
+  await nsenter(["ip", "route", "add", "default", "via", hostIp]);
+  // Per-namespace settings: routing between the bridge and the veth, Service traffic through the bridge.
+  await nsenter(["sysctl", "-qw", "net.ipv4.ip_forward=1"]);
+  await nsenter(["sysctl", "-qw", "net.bridge.bridge-nf-call-iptables=1"]);
+  // Tests on the host reach pods and Services through the node, as a LAN client of a k3s box would.
+  for (const cidr of [nodeNetwork.clusterCidr, nodeNetwork.serviceCidr]) {
+    await run("ip", ["route", "add", cidr, "via", nodeIp, "dev", hostVeth]);
+  }
+}
+
+async function kubectlApply(kubeconfig: string, manifests: readonly object[]): Promise<void> {
+  const list = { apiVersion: "v1", kind: "List", items: manifests };
+  const child = execFile(binPath("kubectl"), [
+    "--kubeconfig",
+    kubeconfig,
+    "apply",
+    "--server-side",
+    "-f",
+    "-",
+  ]);
+  const done = new Promise<void>((resolve, reject) => {
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`kubectl apply failed: ${stderr}`)),
+    );
+  });
+  child.stdin?.end(JSON.stringify(list));
+  await done;
+}
+
+/** RepoTags of each image archive (`tar -xOf x.tar manifest.json`), so the harness needs no image list of its own. */
+async function imageArchives(): Promise<{ file: string; tags: string[] }[]> {
+  if (!existsSync(nodeImagesDir)) throw new Error(`no image archives in ${nodeImagesDir}: ${installHint}`);
+  const files = readdirSync(nodeImagesDir).filter((name) => name.endsWith(".tar"));
+  return Promise.all(
+    files.map(async (name) => {
+      const file = join(nodeImagesDir, name);
+      const { stdout } = await run("tar", ["-xOf", file, "manifest.json"]);
+      const manifest = JSON.parse(stdout) as { RepoTags?: string[] }[];
+      return { file, tags: manifest.flatMap((entry) => entry.RepoTags ?? []) };
+    }),
+  );
+}
+
+function imageTagged(archives: readonly { tags: string[] }[], prefix: string): string {
+  const tag = archives.flatMap((archive) => archive.tags).find((candidate) => candidate.startsWith(prefix));
+  if (!tag) throw new Error(`no image ${prefix}* among the archives in ${nodeImagesDir}: ${installHint}`);
+  return tag;
+}
+
+async function nodeStatus(adminKubeconfig: string): Promise<{ ready: boolean; podCidr?: string }> {
+  const { stdout } = await run(binPath("kubectl"), [
+    "--kubeconfig",
+    adminKubeconfig,
+    "get",
+    "node",
+    realNodeName,
+    "-o",
+    "json",
+  ]);
+  const node = JSON.parse(stdout) as {
+    spec?: { podCIDR?: string };
+    status?: { conditions?: { type: string; status: string }[] };
+  };
+  const ready = node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
+  return { ready, podCidr: node.spec?.podCIDR };
+}
+
+async function rolledOut(adminKubeconfig: string, deployment: string, timeoutMs: number): Promise<void> {
+  await run(
+    binPath("kubectl"),
+    [
+      "--kubeconfig",
+      adminKubeconfig,
+      "-n",
+      "kube-system",
+      "rollout",
+      "status",
+      `deployment/${deployment}`,
+      `--timeout=${Math.ceil(timeoutMs / 1000)}s`,
+    ],
+    { timeout: timeoutMs + 5_000 },
+  );
+}
+
+/**
+ * Start the node against a running control plane and resolve once it is Ready, Services resolve through CoreDNS
+ * and the default `local-path` StorageClass provisions. A failed start removes everything it made.
+ */
+export async function startRealNode(
+  controlPlane: NodeControlPlane,
+  options: { detach?: boolean; timeoutMs?: number } = {},
+): Promise<StartedNode> {
+  await checkNodeHost();
+  const deadline = Date.now() + (options.timeoutMs ?? 180_000);
+  const remaining = (): number => Math.max(deadline - Date.now(), 1_000);
+  // A crashed run leaves its namespace, mounts and settings: take them away before anything binds.
+  await teardownNode(nodeDir, nodeSysctlFile);
+
+  const layout: NodeLayout = {
+    dir: nodeDir,
+    apiserverUrl: `https://${nodeNetwork.hostIp}:${controlPlane.apiserverPort}`,
+    apiserverCa: controlPlane.apiserverCa,
+    kubeletClientCa: controlPlane.kubeletClientCa,
+  };
+  const paths = nodePaths(layout);
+  const processes: ManagedProcess[] = [];
+  let kubeletPid: number | undefined;
+  const stop = async (): Promise<void> => {
+    const socat = processes.find((started) => started.name.startsWith("node-apiserver-proxy"));
+    await teardownNode(nodeDir, nodeSysctlFile, kubeletPid);
+    await socat?.stop();
+    for (const started of processes) await started.stop(1_000);
+  };
+  const anyExited = (): string | undefined => {
+    const dead = processes.find((started) => started.exitReason() !== undefined);
+    return dead && `${dead.name} ${dead.exitReason()}\n--- ${dead.logFile} (tail) ---\n${dead.logTail(20)}`;
+  };
+  const spawnInNode = (name: string, command: string, args: readonly string[]): ManagedProcess => {
+    const started = spawnService({
+      name: `node-${name}`,
+      command: "nsenter",
+      args: [`--net=/run/netns/${nodeNetwork.namespace}`, "--", command, ...args],
+      detach: options.detach,
+    });
+    processes.push(started);
+    return started;
+  };
+
+  try {
+    saveSysctls(nodeSysctlFile);
+    for (const dir of [
+      paths.cniConfDir,
+      paths.ipamDir,
+      paths.kubeletRoot,
+      paths.kubeletCertDir,
+      paths.podLogs,
+      paths.volumePlugins,
+      paths.localPathDir,
+      join(nodeDir, "kube-proxy"),
+      join(nodeDir, "containerd"),
+    ]) {
+      mkdirSync(dir, { recursive: true });
+    }
+    const archives = await imageArchives();
+    const pauseImage = imageTagged(archives, `localhost/pause:${pinned("PAUSE_VERSION")}`);
+    writeFileSync(paths.containerdConfig, renderContainerdConfig(layout, pauseImage));
+    writeFileSync(paths.cniTemplate, renderCniTemplate(layout));
+    writeFileSync(paths.kubeletConfig, renderKubeletConfig(layout));
+    writeFileSync(paths.kubeletResolvConf, "");
+    writeFileSync(paths.kubeProxyConfig, renderKubeProxyConfig(layout));
+    const identities = {
+      kubelet: controlPlane.tokens.kubelet,
+      "kube-proxy": controlPlane.tokens.kubeProxy,
+      "kube-router": controlPlane.tokens.kubeRouter,
+    };
+    const users = {
+      kubelet: `system:node:${realNodeName}`,
+      "kube-proxy": "system:kube-proxy",
+      "kube-router": controlPlane.kubeRouterUser,
+    };
+    for (const [who, token] of Object.entries(identities)) {
+      writeFileSync(
+        paths.kubeconfig(who),
+        renderNodeKubeconfig(layout, users[who as keyof typeof users], token),
+        { mode: 0o600 },
+      );
+    }
+
+    await createNetwork();
+    // The apiserver listens on loopback only; this forwards the host end of the veth to it for the node and pods.
+    processes.push(
+      spawnService({
+        name: "node-apiserver-proxy",
+        command: "socat",
+        args: [
+          `TCP-LISTEN:${controlPlane.apiserverPort},bind=${nodeNetwork.hostIp},fork,reuseaddr`,
+          `TCP:127.0.0.1:${controlPlane.apiserverPort}`,
+        ],
+        detach: options.detach,
+      }),
+    );
+
+    spawnInNode("containerd", "/usr/bin/containerd", ["--config", paths.containerdConfig]);
+    await waitFor(async () => (existsSync(paths.containerdSocket) ? true : undefined), {
+      what: "containerd's socket",
+      timeoutMs: remaining(),
+      abortIf: anyExited,
+    });
+    const ctr = ["--address", paths.containerdSocket, "-n", "k8s.io"];
+    for (const archive of archives) await run("ctr", [...ctr, "images", "import", archive.file]);
+
+    await kubectlApply(controlPlane.adminKubeconfig, kubeRouterRbac(controlPlane.kubeRouterUser));
+    kubeletPid = spawnInNode("kubelet", binPath("kubelet"), kubeletArgs(layout)).pid;
+    spawnInNode("kube-proxy", binPath("kube-proxy"), [`--config=${paths.kubeProxyConfig}`]);
+    const status = await waitFor(
+      async () => {
+        const current = await nodeStatus(controlPlane.adminKubeconfig);
+        return current.ready && current.podCidr ? current : undefined;
+      },
+      {
+        what: `node ${realNodeName} Ready with a pod CIDR`,
+        timeoutMs: remaining(),
+        intervalMs: 500,
+        abortIf: anyExited,
+      },
+    );
+
+    // kube-router looks its node up once at start-up and gives up if it is not registered yet.
+    spawnInNode("kube-router", binPath("kube-router"), kubeRouterArgs(layout));
+    const images = {
+      coredns: imageTagged(archives, `localhost/coredns:${pinned("COREDNS_VERSION")}`),
+      localPath: imageTagged(
+        archives,
+        `localhost/local-path-provisioner:v${pinned("LOCAL_PATH_PROVISIONER_VERSION")}`,
+      ),
+      busybox: imageTagged(archives, "localhost/busybox:"),
+    };
+    await kubectlApply(controlPlane.adminKubeconfig, [
+      ...corednsManifests(images.coredns),
+      ...localPathManifests(images, paths.localPathDir),
+    ]);
+    await Promise.all([
+      rolledOut(controlPlane.adminKubeconfig, "coredns", remaining()),
+      rolledOut(controlPlane.adminKubeconfig, "local-path-provisioner", remaining()),
+    ]);
+    return {
+      endpoints: {
+        name: realNodeName,
+        ip: nodeNetwork.nodeIp,
+        podCidr: status.podCidr ?? "",
+        clusterDns: nodeNetwork.clusterDns,
+        namespace: nodeNetwork.namespace,
+        containerdSocket: paths.containerdSocket,
+        images,
+        nodeSelector: { [realNodeLabel.key]: realNodeLabel.value },
+        tolerations: [{ key: realNodeTaint.key, operator: "Exists" }],
+      },
+      processes,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export { hardCodedPaths, nodeLeftovers };

@@ -1,0 +1,201 @@
+// The real node: pods that really run, reach each other by Service name through CoreDNS, are really cut off by a
+// NetworkPolicy, and keep their data on a local-path volume across a reschedule.
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testbedEndpoints } from "../../inject.js";
+import { binPath } from "../../paths.js";
+import { waitFor } from "../../wait.js";
+
+const run = promisify(execFile);
+const kubernetes = testbedEndpoints("kubernetes");
+const node = testbedEndpoints("node");
+const namespace = `realnode-${randomBytes(3).toString("hex")}`;
+
+async function kubectl(args: readonly string[], input?: object): Promise<string> {
+  const child = execFile(
+    binPath("kubectl"),
+    ["--kubeconfig", kubernetes.kubeconfig, "-n", namespace, ...args],
+    {
+      timeout: 120_000,
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("exit", (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`kubectl ${args.join(" ")}: ${stderr.trim()}`)),
+    );
+    child.stdin?.end(input === undefined ? "" : JSON.stringify(input));
+  });
+}
+
+const apply = (manifest: object): Promise<string> => kubectl(["apply", "-f", "-"], manifest);
+
+/** A pod that passes the restricted Pod Security Standard and lands on the real node only. */
+function pod(name: string, labels: Record<string, string>, script: string, extra: object = {}): object {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, labels },
+    spec: {
+      nodeSelector: node.nodeSelector,
+      tolerations: node.tolerations,
+      terminationGracePeriodSeconds: 1,
+      securityContext: { runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: "RuntimeDefault" } },
+      containers: [
+        {
+          name: "main",
+          image: node.images.busybox,
+          imagePullPolicy: "Never",
+          command: ["sh", "-c", script],
+          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+          ...extra,
+        },
+      ],
+    },
+  };
+}
+
+const webScript =
+  "mkdir -p /tmp/www && echo hello-from-web > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www";
+
+async function ready(name: string): Promise<void> {
+  await kubectl(["wait", "--for=condition=Ready", `pod/${name}`, "--timeout=90s"]);
+}
+
+/** busybox wget from inside a pod (`timeout`, not `wget -T`: Debian's static busybox segfaults on -T). */
+async function fetchFrom(podName: string, url: string): Promise<string> {
+  return kubectl(["exec", podName, "--", "timeout", "5", "wget", "-qO-", url]);
+}
+
+beforeAll(async () => {
+  await apply({
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: {
+      name: namespace,
+      labels: { "pod-security.kubernetes.io/enforce": "restricted" },
+    },
+  });
+  await apply(pod("web", { app: "web" }, webScript));
+  await apply(pod("client", { app: "client" }, "exec sleep 3600"));
+  await apply(pod("stranger", { app: "stranger" }, "exec sleep 3600"));
+  await apply({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "web" },
+    spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }] },
+  });
+  await Promise.all(["web", "client", "stranger"].map(ready));
+}, 180_000);
+
+afterAll(async () => {
+  await run(binPath("kubectl"), [
+    "--kubeconfig",
+    kubernetes.kubeconfig,
+    "delete",
+    "namespace",
+    namespace,
+    "--wait=false",
+  ]);
+});
+
+describe("the real node", () => {
+  it("is Ready, tainted for real-node pods only and runs the pods on containerd", async () => {
+    const nodeJson = JSON.parse(await kubectl(["get", "node", node.name, "-o", "json"])) as {
+      spec: { taints?: { key: string }[] };
+      status: { nodeInfo: { containerRuntimeVersion: string; kubeletVersion: string } };
+    };
+    expect(nodeJson.status.nodeInfo.kubeletVersion).toBe("v1.34.4");
+    expect(nodeJson.status.nodeInfo.containerRuntimeVersion).toMatch(/^containerd:\/\//);
+    expect(nodeJson.spec.taints?.map((taint) => taint.key)).toContain(node.tolerations[0]?.key);
+    const placed = await kubectl(["get", "pod", "web", "-o", "jsonpath={.spec.nodeName} {.status.podIP}"]);
+    const [nodeName, podIp] = placed.split(" ");
+    expect(nodeName).toBe(node.name);
+    expect(podIp).toMatch(/^10\.42\./);
+  });
+
+  it("serves logs and exec through the kubelet, as the apiserver's own client", async () => {
+    expect(await kubectl(["exec", "client", "--", "id", "-u"])).toBe("65534\n");
+    await kubectl(["logs", "web"]);
+  });
+
+  it("resolves Services by name through CoreDNS and routes them through kube-proxy", async () => {
+    expect(await fetchFrom("client", "http://web/")).toBe("hello-from-web\n");
+    expect(await fetchFrom("client", `http://web.${namespace}.svc.cluster.local/`)).toBe("hello-from-web\n");
+    // From the host, as a LAN client of the box would: through the node's address to the ClusterIP.
+    const clusterIp = await kubectl(["get", "service", "web", "-o", "jsonpath={.spec.clusterIP}"]);
+    const response = await fetch(`http://${clusterIp}/`, { signal: AbortSignal.timeout(5_000) });
+    expect(await response.text()).toBe("hello-from-web\n");
+  });
+
+  it("drops what a NetworkPolicy denies and lets through what it allows", async () => {
+    await apply({
+      apiVersion: "networking.k8s.io/v1",
+      kind: "NetworkPolicy",
+      metadata: { name: "web-deny-all" },
+      spec: { podSelector: { matchLabels: { app: "web" } }, policyTypes: ["Ingress"] },
+    });
+    await waitFor(
+      async () =>
+        (await fetchFrom("client", "http://web/").catch(() => "blocked")) === "blocked" ? true : undefined,
+      { what: "the deny policy in force", timeoutMs: 30_000, intervalMs: 500 },
+    );
+    await expect(fetchFrom("stranger", "http://web/")).rejects.toThrow();
+
+    await apply({
+      apiVersion: "networking.k8s.io/v1",
+      kind: "NetworkPolicy",
+      metadata: { name: "web-allow-client" },
+      spec: {
+        podSelector: { matchLabels: { app: "web" } },
+        policyTypes: ["Ingress"],
+        ingress: [{ from: [{ podSelector: { matchLabels: { app: "client" } } }] }],
+      },
+    });
+    await waitFor(
+      async () => ((await fetchFrom("client", "http://web/")) === "hello-from-web\n" ? true : undefined),
+      {
+        what: "the allow policy in force",
+        timeoutMs: 30_000,
+        intervalMs: 500,
+      },
+    );
+    await expect(fetchFrom("stranger", "http://web/")).rejects.toThrow();
+  });
+
+  it("keeps a local-path volume's data when its pod is deleted and rescheduled", async () => {
+    await apply({
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: { name: "data" },
+      spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "16Mi" } } },
+    });
+    const withVolume = {
+      volumeMounts: [{ name: "data", mountPath: "/data" }],
+    };
+    const writer = pod("writer", { app: "writer" }, "echo kept > /data/file && exec sleep 3600", withVolume);
+    const volumes = { volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data" } }] };
+    const withVolumes = (manifest: object): object => {
+      const spec = (manifest as { spec: object }).spec;
+      return { ...manifest, spec: { ...spec, ...volumes } };
+    };
+    await apply(withVolumes(writer));
+    await ready("writer");
+    expect(
+      await kubectl(["get", "pvc", "data", "-o", "jsonpath={.status.phase} {.spec.storageClassName}"]),
+    ).toBe("Bound local-path");
+    await kubectl(["delete", "pod", "writer", "--wait=true"]);
+    await apply(withVolumes(pod("reader", { app: "reader" }, "exec sleep 3600", withVolume)));
+    await ready("reader");
+    expect(await kubectl(["exec", "reader", "--", "cat", "/data/file"])).toBe("kept\n");
+  });
+});
