@@ -13,7 +13,7 @@ import { freePort, startKubernetes, startOllama } from "@remram/test-harness";
 import { KubeClient, type KubeObject } from "../operator/src/runtime/kube-client.js";
 import { createNamespace, createVolumes, installCrds } from "../operator/test/cluster.js";
 import { spawnService } from "../test/harness/src/process.js";
-import { createKwokNode } from "../test/harness/src/services/kubernetes.js";
+import { createKwokNode } from "../test/harness/src/services/kwok-nodes.js";
 import { httpReady, waitFor } from "../test/harness/src/wait.js";
 
 const appliances = Number(process.env.BENCH_OPERATOR_APPLIANCES ?? 3);

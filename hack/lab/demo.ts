@@ -12,7 +12,7 @@ import { binPath, repoRoot, stateDir } from "../../test/harness/src/paths.js";
 import { freePort } from "../../test/harness/src/ports.js";
 import type { ManagedProcess } from "../../test/harness/src/process.js";
 import { spawnService } from "../../test/harness/src/process.js";
-import { createKwokNode } from "../../test/harness/src/services/kubernetes.js";
+import { createKwokNode } from "../../test/harness/src/services/kwok-nodes.js";
 import type { TestbedEndpoints } from "../../test/harness/src/testbed.js";
 import { httpReady, waitFor } from "../../test/harness/src/wait.js";
 
@@ -162,8 +162,11 @@ function kubectl(kubeconfig: string, args: string[], input?: string): string {
   });
 }
 
-/** kwok has no storage provisioner: pre-create the volumes a k3s node's local-path provisioner would make. */
-function volumesYaml(count: number): string {
+/**
+ * kwok pods are fake, so nothing provisions for them: pre-create the volumes a k3s node's local-path provisioner
+ * would make, in the default StorageClass when there is one (the real node's `local-path`), so the claims bind.
+ */
+function volumesYaml(count: number, storageClass: string): string {
   return Array.from(
     { length: count },
     (_, index) => `apiVersion: v1
@@ -174,7 +177,7 @@ spec:
   capacity: { storage: 200Gi }
   accessModes: [ReadWriteOnce]
   persistentVolumeReclaimPolicy: Retain
-  hostPath: { path: /var/lib/remram-lab/volume-${index} }
+${storageClass ? `  storageClassName: ${storageClass}\n` : ""}  hostPath: { path: /var/lib/remram-lab/volume-${index} }
 `,
   ).join("---\n");
 }
@@ -210,7 +213,13 @@ async function runOperator(endpoints: LabEndpoints, cortex: { url: string; token
     ["apply", "-f", "-"],
     `apiVersion: v1\nkind: Namespace\nmetadata: { name: ${namespace} }\n`,
   );
-  kubectl(kubeconfig, ["apply", "-f", "-"], volumesYaml(4));
+  const defaultClass = kubectl(kubeconfig, [
+    "get",
+    "storageclass",
+    "-o",
+    'jsonpath={.items[?(@.metadata.annotations.storageclass\\.kubernetes\\.io/is-default-class=="true")].metadata.name}',
+  ]).trim();
+  kubectl(kubeconfig, ["apply", "-f", "-"], volumesYaml(4, defaultClass));
   kubectl(
     kubeconfig,
     ["-n", namespace, "apply", "-f", "-"],

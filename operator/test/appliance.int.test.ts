@@ -6,7 +6,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { binPath, logDir } from "../../test/harness/src/paths.js";
-import { createKwokNode, deleteKwokNode } from "../../test/harness/src/services/kubernetes.js";
+import { createKwokNode, deleteKwokNode } from "../../test/harness/src/services/kwok-nodes.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { loadHardwareProfiles } from "../src/appliance/hardware-profiles.js";
 import { defaultImages } from "../src/config.js";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { repoRoot } from "../../test/harness/src/paths.js";
 import { freePort } from "../../test/harness/src/ports.js";
-import { createKwokNode, deleteKwokNode } from "../../test/harness/src/services/kubernetes.js";
+import { createKwokNode, deleteKwokNode } from "../../test/harness/src/services/kwok-nodes.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { loadHardwareProfiles } from "../src/appliance/hardware-profiles.js";
 import { defaultImages } from "../src/config.js";

@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { binPath, repoRoot } from "../../test/harness/src/paths.js";
-import { createKwokNode, deleteKwokNode } from "../../test/harness/src/services/kubernetes.js";
+import { createKwokNode, deleteKwokNode } from "../../test/harness/src/services/kwok-nodes.js";
 import { adminClient, createNamespace, installCrds, runSuffix } from "./cluster.js";
 
 // The upgrade path a box owner takes: `helm install`, `helm upgrade` with a changed value, `helm rollback`,

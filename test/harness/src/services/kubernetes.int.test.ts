@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../inject.js";
 import { binPath, repoRoot } from "../paths.js";
 import { waitFor } from "../wait.js";
-import { createKwokNode, deleteKwokNode, kubeRequest } from "./kubernetes.js";
+import { kubeRequest } from "./kube-request.js";
+import { createKwokNode, deleteKwokNode } from "./kwok-nodes.js";
 
 const run = promisify(execFile);
 

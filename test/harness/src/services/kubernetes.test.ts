@@ -3,11 +3,10 @@ import {
   type ControlPlaneLayout,
   kubeApiserverArgs,
   kwokArgs,
-  kwokNodeManifest,
-  nodeSchedulable,
   renderKubeconfig,
   renderTokenFile,
 } from "./kubernetes.js";
+import { kwokNodeManifest, nodeSchedulable } from "./kwok-nodes.js";
 
 const layout: ControlPlaneLayout = {
   dir: "/state/kubernetes-6443",

@@ -1,11 +1,12 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
 import { join } from "node:path";
 import { binPath, cacheDir, runDir } from "../paths.js";
 import { freePort } from "../ports.js";
 import { isAlive, type ManagedProcess, spawnService } from "../process.js";
 import { waitFor } from "../wait.js";
+import { kubeRequest } from "./kube-request.js";
+import { kwokNodeAnnotation, kwokNodeAnnotationValue } from "./kwok-nodes.js";
 import { nodeNetwork, realNodeName } from "./node/config.js";
 import { type StartedNode, startRealNode } from "./node/index.js";
 import { writeKubeletClientPki } from "./node/pki.js";
@@ -15,10 +16,6 @@ const installHint = "run `bash hack/install-kubernetes.sh` (or `make setup`)";
 
 /** Where hack/install-kubernetes.sh writes the kwok Stage objects (kwok refuses to start without them). */
 export const kwokStagesFile = join(cacheDir, "share", "kwok-stages.yaml");
-
-/** Annotation that puts a Node under this test bed's kwok (and only those: real nodes are never touched). */
-export const kwokNodeAnnotation = "kwok.x-k8s.io/node";
-export const kwokNodeAnnotationValue = "fake";
 
 const binaries = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"] as const;
 
@@ -163,151 +160,6 @@ export function renderKubeconfig(server: string, identity: Pick<TokenIdentity, "
     "current-context": "remram-testbed",
   };
   return `${JSON.stringify(kubeconfig, null, 2)}\n`;
-}
-
-export interface KwokNodeSpec {
-  name: string;
-  /** CPU capacity as a quantity, e.g. "8". */
-  cpu: string;
-  /** Memory capacity as a quantity, e.g. "32Gi". */
-  memory: string;
-  /** NVIDIA GPUs advertised as the extended resource nvidia.com/gpu, as the device plugin would. */
-  gpu?: number;
-  pods?: number;
-  labels?: Readonly<Record<string, string>>;
-  taints?: readonly {
-    key: string;
-    value?: string;
-    effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
-  }[];
-}
-
-/** The subset of a core/v1 Node the harness writes and reads. */
-export interface NodeObject {
-  apiVersion: "v1";
-  kind: "Node";
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec?: { taints?: { key: string; value?: string; effect: string }[] };
-  status?: {
-    capacity?: Record<string, string>;
-    allocatable?: Record<string, string>;
-    conditions?: { type: string; status: string }[];
-  };
-}
-
-/**
- * A Node for kwok: capacity and allocatable are set at creation (the node-initialize stage keeps them) and the
- * annotation hands it to this test bed's kwok, which marks it Ready and runs the pods bound to it.
- */
-export function kwokNodeManifest(spec: KwokNodeSpec): NodeObject {
-  const resources: Record<string, string> = {
-    cpu: spec.cpu,
-    memory: spec.memory,
-    pods: String(spec.pods ?? 110),
-    ...(spec.gpu !== undefined && spec.gpu > 0 ? { "nvidia.com/gpu": String(spec.gpu) } : {}),
-  };
-  return {
-    apiVersion: "v1",
-    kind: "Node",
-    metadata: {
-      name: spec.name,
-      annotations: { [kwokNodeAnnotation]: kwokNodeAnnotationValue },
-      labels: {
-        "kubernetes.io/hostname": spec.name,
-        "kubernetes.io/os": "linux",
-        "kubernetes.io/arch": "amd64",
-        type: "kwok",
-        ...spec.labels,
-      },
-    },
-    spec: spec.taints ? { taints: spec.taints.map((taint) => ({ ...taint })) } : {},
-    status: { capacity: resources, allocatable: { ...resources } },
-  };
-}
-
-/** Ready, and the node lifecycle controller has lifted the not-ready taint, so the scheduler will use it. */
-export function nodeSchedulable(node: NodeObject): boolean {
-  const ready = node.status?.conditions?.some(
-    (condition) => condition.type === "Ready" && condition.status === "True",
-  );
-  const notReadyTaint = node.spec?.taints?.some((taint) => taint.key === "node.kubernetes.io/not-ready");
-  return ready === true && notReadyTaint !== true;
-}
-
-export interface KubeResponse {
-  status: number;
-  body: string;
-}
-
-/**
- * One request to the apiserver as the token's user. The serving certificate is self-signed, so verification is
- * off (the test bed is loopback-only); this keeps the harness free of a Kubernetes client dependency.
- */
-export function kubeRequest(
-  endpoints: Pick<KubernetesEndpoints, "server" | "token">,
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = "application/json",
-): Promise<KubeResponse> {
-  return new Promise((resolveResponse, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      new URL(path, endpoints.server),
-      {
-        method,
-        rejectUnauthorized: false,
-        timeout: 10_000,
-        headers: {
-          authorization: `Bearer ${endpoints.token}`,
-          accept: "application/json",
-          ...(payload === undefined ? {} : { "content-type": contentType }),
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () =>
-          resolveResponse({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
-        );
-        response.on("error", reject);
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`${method} ${path} timed out`)));
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
-/** Create a kwok-managed Node and resolve once the scheduler can place pods on it. */
-export async function createKwokNode(
-  endpoints: Pick<KubernetesEndpoints, "server" | "token">,
-  spec: KwokNodeSpec,
-  timeoutMs = 60_000,
-): Promise<NodeObject> {
-  const created = await kubeRequest(endpoints, "POST", "/api/v1/nodes", kwokNodeManifest(spec));
-  if (created.status !== 201)
-    throw new Error(`creating node ${spec.name} failed: ${created.status} ${created.body}`);
-  return waitFor(
-    async () => {
-      const response = await kubeRequest(endpoints, "GET", `/api/v1/nodes/${spec.name}`);
-      if (response.status !== 200) return undefined;
-      const node = JSON.parse(response.body) as NodeObject;
-      return nodeSchedulable(node) ? node : undefined;
-    },
-    { what: `kwok node ${spec.name} Ready and untainted`, timeoutMs, intervalMs: 200 },
-  );
-}
-
-/** Delete a Node (kwok forgets it; pods bound to it are garbage-collected by the controller manager). */
-export async function deleteKwokNode(
-  endpoints: Pick<KubernetesEndpoints, "server" | "token">,
-  name: string,
-): Promise<void> {
-  const response = await kubeRequest(endpoints, "DELETE", `/api/v1/nodes/${name}`);
-  if (response.status !== 200 && response.status !== 404) {
-    throw new Error(`deleting node ${name} failed: ${response.status} ${response.body}`);
-  }
 }
 
 /**

@@ -42,6 +42,53 @@ const serviceAccount = (name: string): Manifest => ({
   metadata: { name, namespace: system },
 });
 
+/**
+ * A one-replica kube-system Deployment on the real node: restricted, non-root, its config from a ConfigMap mounted
+ * read-only, its container given as the parts that differ.
+ */
+function systemDeployment(spec: {
+  name: string;
+  labels: Record<string, string>;
+  serviceAccountName: string;
+  priorityClassName: string;
+  configMap: string;
+  mountPath: string;
+  container: Record<string, unknown>;
+}): Manifest {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: spec.name, namespace: system, labels: spec.labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: spec.labels },
+      template: {
+        metadata: { labels: spec.labels },
+        spec: {
+          ...onRealNode,
+          serviceAccountName: spec.serviceAccountName,
+          priorityClassName: spec.priorityClassName,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: 65532,
+            seccompProfile: { type: "RuntimeDefault" },
+          },
+          containers: [
+            {
+              name: spec.name,
+              imagePullPolicy: "Never",
+              ...spec.container,
+              securityContext: restrictedContainer,
+              volumeMounts: [{ name: "config", mountPath: spec.mountPath, readOnly: true }],
+            },
+          ],
+          volumes: [{ name: "config", configMap: { name: spec.configMap } }],
+        },
+      },
+    },
+  };
+}
+
 /** kube-router's firewall reads pods, namespaces, nodes, policies, services and endpoints; nothing more. */
 export function kubeRouterRbac(user: string): Manifest[] {
   return [
@@ -96,47 +143,26 @@ export function corednsManifests(image: string): Manifest[] {
       metadata: { name: "coredns", namespace: system },
       data: { Corefile: corefile },
     },
-    {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { name: "coredns", namespace: system, labels },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: {
-            ...onRealNode,
-            serviceAccountName: "coredns",
-            priorityClassName: "system-cluster-critical",
-            // Port 5353 behind the Service's 53: no capability needed, so the pod is restricted.
-            securityContext: {
-              runAsNonRoot: true,
-              runAsUser: 65532,
-              seccompProfile: { type: "RuntimeDefault" },
-            },
-            containers: [
-              {
-                name: "coredns",
-                image,
-                imagePullPolicy: "Never",
-                args: ["-conf", "/etc/coredns/Corefile"],
-                ports: [
-                  { name: "dns", containerPort: 5353, protocol: "UDP" },
-                  { name: "dns-tcp", containerPort: 5353, protocol: "TCP" },
-                ],
-                readinessProbe: { httpGet: { path: "/ready", port: 8181 }, periodSeconds: 2 },
-                livenessProbe: { httpGet: { path: "/health", port: 8080 }, periodSeconds: 10 },
-                resources: { requests: { cpu: "50m", memory: "32Mi" }, limits: { memory: "128Mi" } },
-                securityContext: restrictedContainer,
-                volumeMounts: [{ name: "config", mountPath: "/etc/coredns", readOnly: true }],
-              },
-            ],
-            volumes: [{ name: "config", configMap: { name: "coredns" } }],
-          },
-        },
+    // Port 5353 behind the Service's 53: no capability needed, so the pod is restricted.
+    systemDeployment({
+      name: "coredns",
+      labels,
+      serviceAccountName: "coredns",
+      priorityClassName: "system-cluster-critical",
+      configMap: "coredns",
+      mountPath: "/etc/coredns",
+      container: {
+        image,
+        args: ["-conf", "/etc/coredns/Corefile"],
+        ports: [
+          { name: "dns", containerPort: 5353, protocol: "UDP" },
+          { name: "dns-tcp", containerPort: 5353, protocol: "TCP" },
+        ],
+        readinessProbe: { httpGet: { path: "/ready", port: 8181 }, periodSeconds: 2 },
+        livenessProbe: { httpGet: { path: "/health", port: 8080 }, periodSeconds: 10 },
+        resources: { requests: { cpu: "50m", memory: "32Mi" }, limits: { memory: "128Mi" } },
       },
-    },
+    }),
     {
       apiVersion: "v1",
       kind: "Service",
@@ -211,49 +237,25 @@ export function localPathManifests(
         "helperPod.yaml": JSON.stringify(helperPod),
       },
     },
-    {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { name, namespace: system, labels },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: {
-            ...onRealNode,
-            serviceAccountName: name,
-            priorityClassName: "system-node-critical",
-            securityContext: {
-              runAsNonRoot: true,
-              runAsUser: 65532,
-              seccompProfile: { type: "RuntimeDefault" },
-            },
-            containers: [
-              {
-                name,
-                image: images.localPath,
-                imagePullPolicy: "Never",
-                command: ["local-path-provisioner", "start", "--config", "/etc/config/config.json"],
-                env: [
-                  { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
-                  { name: "CONFIG_MOUNT_PATH", value: "/etc/config/" },
-                  // Its helper pods (mkdir/rm of a volume's directory) run as this service account.
-                  {
-                    name: "SERVICE_ACCOUNT_NAME",
-                    valueFrom: { fieldRef: { fieldPath: "spec.serviceAccountName" } },
-                  },
-                ],
-                resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "128Mi" } },
-                securityContext: restrictedContainer,
-                volumeMounts: [{ name: "config", mountPath: "/etc/config/", readOnly: true }],
-              },
-            ],
-            volumes: [{ name: "config", configMap: { name: "local-path-config" } }],
-          },
-        },
+    systemDeployment({
+      name,
+      labels,
+      serviceAccountName: name,
+      priorityClassName: "system-node-critical",
+      configMap: "local-path-config",
+      mountPath: "/etc/config/",
+      container: {
+        image: images.localPath,
+        command: ["local-path-provisioner", "start", "--config", "/etc/config/config.json"],
+        env: [
+          { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+          { name: "CONFIG_MOUNT_PATH", value: "/etc/config/" },
+          // Its helper pods (mkdir/rm of a volume's directory) run as this service account.
+          { name: "SERVICE_ACCOUNT_NAME", valueFrom: { fieldRef: { fieldPath: "spec.serviceAccountName" } } },
+        ],
+        resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "128Mi" } },
       },
-    },
+    }),
     {
       apiVersion: "storage.k8s.io/v1",
       kind: "StorageClass",
