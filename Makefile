@@ -8,13 +8,16 @@ export PATH := $(REMRAM_CACHE)/node/bin:$(REMRAM_CACHE)/bin:$(CURDIR)/node_modul
 export npm_config_update_notifier := false
 
 .DEFAULT_GOAL := help
-.PHONY: help setup deps test test-unit test-integration lint format typecheck demo bench infra-up infra-down crds
+.PHONY: help setup deps images test test-unit test-integration lint format typecheck demo bench infra-up infra-down crds
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-setup: ## Idempotent install: Node, npm deps, OpenSearch, Kubernetes, Ollama + models, OpenClaw
+setup: ## Idempotent install: Node, npm deps, OpenSearch, Kubernetes + a real node's parts, Ollama + models, OpenClaw
 	bash hack/setup.sh
+
+images: setup ## Build the container images (buildah, mmdebstrap bases, incremental); archives in the cache's images/app/
+	bash hack/install-images.sh
 
 deps: ## Install Node and the npm workspaces only (enough for lint and unit tests)
 	bash hack/install-node.sh

@@ -1,0 +1,402 @@
+#!/usr/bin/env bash
+# Container images of the appliance, built with buildah from the Dockerfiles in the repository, on bases made here by
+# mmdebstrap (or scratch): no Docker engine, no image registry. Run by `make images` (not part of `make setup`).
+#
+#   tools     podman buildah mmdebstrap runc containernetworking-plugins busybox-static   Debian, only what is missing
+#   config    $REMRAM_CACHE/containers/{containers,storage,registries}.conf, read through CONTAINERS_CONF,
+#             CONTAINERS_STORAGE_CONF and CONTAINERS_REGISTRIES_CONF: nothing is written to /etc/containers
+#   bases     localhost/remram-base:bookworm        mmdebstrap minbase, merged /usr, this machine's apt sources
+#             localhost/remram-cc:bookworm          mmdebstrap extract: glibc + libstdc++ only (no shell, no apt)
+#             localhost/remram-jre:17               hack/images/jre/Dockerfile (Debian's openjdk-17-jre-headless)
+#             localhost/remram-node:$NODE_VERSION   hack/images/node/Dockerfile (the cache's node and npm)
+#             localhost/remram-busybox:<version>    hack/images/busybox/Dockerfile (Debian's busybox-static)
+#   images    localhost/remram/{operator,cortex,hooks}:<package version>    operator/, cortex/, hooks/Dockerfile
+#             localhost/remram/openclaw-gateway:$OPENCLAW_VERSION           hack/gateway/Dockerfile
+#             localhost/remram/opensearch:$OPENSEARCH_VERSION               hack/opensearch/Dockerfile (stand-in)
+#             localhost/remram/ollama:$OLLAMA_VERSION                       hack/ollama/Dockerfile (stand-in)
+#   archives  $REMRAM_CACHE/images/app/<name>.tar (docker-archive); $REMRAM_CACHE/images/app/images.env names them
+#
+# Incremental: an image's stamp (images-<name>) hashes its Dockerfile, its build options, its base's image ID and the
+# exact build context, which is assembled per image from hard links; with a matching stamp and the image present
+# nothing is built. Every build and run uses the host network: no podman bridge, iptables rule or ip_forward change.
+# shellcheck disable=SC2016  # single-quoted $...: expanded later, inside a container or an mmdebstrap hook
+COMPONENT=images
+source "$(dirname "$0")/lib.sh"
+
+containers_dir="$REMRAM_CACHE/containers"
+app_dir="$REMRAM_CACHE/images/app"
+contexts_dir="$containers_dir/contexts"
+logs_dir="$containers_dir/logs"
+debian_packages=(podman buildah mmdebstrap runc containernetworking-plugins busybox-static)
+host_ca=/etc/ssl/certs/ca-certificates.crt
+system_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+[ "$(id -u)" = 0 ] ||
+  die "building images needs root (mmdebstrap's root mode, rootful podman storage; rootless podman needs subuid ranges): run 'make images' as root"
+
+exec 9>"$REMRAM_CACHE/stamps/images.lock"
+flock -n 9 || die "another hack/install-images.sh holds $REMRAM_CACHE/stamps/images.lock: wait for it to finish"
+
+# ---- Tools.
+install_debian_packages() {
+  local missing=() package
+  for package in "${debian_packages[@]}"; do
+    [ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" = "install ok installed" ] || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return
+  log "installing ${missing[*]} (apt-get)"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq || die "apt-get update failed: check the apt sources and the network"
+  # No recommends: they would pull in slirp4netns, fuse-overlayfs, dbus-user-session, ... which rootful builds do not use.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    die "apt-get install ${missing[*]} failed (run it by hand to see why)"
+}
+install_debian_packages
+# The containers-common package installs the default signature policy; without it every import and build is refused.
+[ -f /etc/containers/policy.json ] ||
+  die "/etc/containers/policy.json is missing (it belongs to the containers-common package): apt-get install --reinstall golang-github-containers-common"
+
+# ---- Private configuration. Written only when its content changes; podman and buildah both read these variables.
+mkdir -p "$containers_dir"/{storage,run,tmp,libpod-tmp,cni} "$logs_dir" "$app_dir"
+write_if_changed() { # FILE CONTENT
+  if [ ! -f "$1" ] || [ "$(cat "$1")" != "$2" ]; then printf '%s\n' "$2" >"$1"; fi
+}
+# runc keeps container state under --root, /run/runc by default: the wrapper moves it into the cache.
+mkdir -p "$containers_dir/bin" "$containers_dir/runc"
+write_if_changed "$containers_dir/bin/runc" "#!/bin/sh
+# Written by hack/install-images.sh: runc with its state in the cache instead of /run/runc.
+exec /usr/sbin/runc --root '$containers_dir/runc' \"\$@\""
+chmod +x "$containers_dir/bin/runc"
+write_if_changed "$containers_dir/containers.conf" "# Written by hack/install-images.sh; podman and buildah read it through CONTAINERS_CONF.
+[containers]
+# podman's default RLIMIT_NOFILE and RLIMIT_NPROC exceed this machine's hard limits (\"error setting rlimit type 7\",
+# then \"type 6\"); 20000 open files is the ceiling here, pass --ulimit for more than 1024.
+default_ulimits = [\"nofile=1024:1024\", \"nproc=1024:1024\"]
+# The host network unless a command asks otherwise: no bridge, no iptables rules, no ip_forward change.
+netns = \"host\"
+# conmon stays out of cgroups (runc cannot run without them: \"disabled\" is refused), so no libpod_parent/conmon is left.
+cgroups = \"no-conmon\"
+[engine]
+runtime = \"runc\"
+cgroup_manager = \"cgroupfs\"
+events_logger = \"file\"
+events_logfile_path = \"$containers_dir/events.log\"
+tmp_dir = \"$containers_dir/libpod-tmp\"
+image_copy_tmp_dir = \"$containers_dir/tmp\"
+[engine.runtimes]
+runc = [\"$containers_dir/bin/runc\"]
+[network]
+network_backend = \"cni\"
+network_config_dir = \"$containers_dir/cni\"
+cni_plugin_dirs = [\"/usr/lib/cni\"]"
+write_if_changed "$containers_dir/storage.conf" "# Written by hack/install-images.sh; read through CONTAINERS_STORAGE_CONF.
+[storage]
+driver = \"overlay\"
+graphroot = \"$containers_dir/storage\"
+runroot = \"$containers_dir/run\""
+write_if_changed "$containers_dir/registries.conf" "# Written by hack/install-images.sh; read through CONTAINERS_REGISTRIES_CONF.
+# No search registries: an unqualified name (a Dockerfile built without BASE=...) fails at once instead of pulling.
+unqualified-search-registries = []"
+export CONTAINERS_CONF="$containers_dir/containers.conf"
+export CONTAINERS_STORAGE_CONF="$containers_dir/storage.conf"
+export CONTAINERS_REGISTRIES_CONF="$containers_dir/registries.conf"
+
+# ---- The host must look the same afterwards (checked on every exit, also after a failure): podman and buildah still
+# write a few things outside their configured directories.
+ip_forward_before="$(cat /proc/sys/net/ipv4/ip_forward)"
+bridge_before=false
+ip link show cni-podman0 >/dev/null 2>&1 && bridge_before=true
+# containers/image keeps its blob-info cache in /var/lib/containers/cache for root, whatever the configuration says.
+var_lib_containers_before=false
+[ -e /var/lib/containers ] && var_lib_containers_before=true
+# Every container's cgroup goes under libpod_parent (cgroup v1: one per controller); runc removes the container's own.
+cgroup_parents_before="$(ls -d /sys/fs/cgroup/*/libpod_parent 2>/dev/null || true)"
+check_host_network() {
+  local now dir
+  now="$(cat /proc/sys/net/ipv4/ip_forward)"
+  if [ "$now" != "$ip_forward_before" ]; then
+    echo "$ip_forward_before" >/proc/sys/net/ipv4/ip_forward
+    log "net.ipv4.ip_forward changed to $now during the run: restored $ip_forward_before"
+  fi
+  if ! $bridge_before && ip link show cni-podman0 >/dev/null 2>&1; then
+    ip link delete cni-podman0 && log "podman created the bridge cni-podman0: removed it"
+  fi
+  if ! $var_lib_containers_before && [ -d /var/lib/containers ]; then
+    rm -f /var/lib/containers/cache/blob-info-cache-v1.boltdb
+    rmdir /var/lib/containers/cache /var/lib/containers 2>/dev/null ||
+      log "left /var/lib/containers in place: it holds more than the blob-info cache this run wrote"
+  fi
+  # rmdir removes a cgroup only when no process and no child cgroup is left in it.
+  for dir in /sys/fs/cgroup/*/libpod_parent; do
+    if [ -d "$dir" ] && [[ "$cgroup_parents_before" != *"$dir"* ]]; then rmdir "$dir"/conmon "$dir" 2>/dev/null || true; fi
+  done
+  return 0
+}
+trap check_host_network EXIT
+
+# ---- Helpers.
+# A content hash of a directory tree: paths, types, modes, link targets and file contents (not owners or times).
+tree_hash() {
+  (
+    cd "$1"
+    find . -printf '%p %y %m %l\n' | LC_ALL=C sort
+    find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+  ) | sha256sum | cut -c1-64
+}
+
+# A fresh build context. Files go in as hard links (no copy; the cache and the repository share a file system), so
+# nothing in a context may ever be written to: that would write to the original.
+new_context() {
+  rm -rf "${contexts_dir:?}/$1" && mkdir -p "$contexts_dir/$1"
+  printf '%s' "$contexts_dir/$1"
+}
+add_to_context() { # CONTEXT SOURCE [PATH-IN-CONTEXT]
+  local dest="$1/${3:-$(basename "$2")}"
+  [ -e "$2" ] || die "$2 is missing for the build context $1"
+  mkdir -p "$(dirname "$dest")"
+  cp -al "$2" "$dest" 2>/dev/null || { rm -rf "$dest" && cp -a "$2" "$dest"; } ||
+    die "could not put $2 into the build context $1"
+}
+
+image_id() { podman image inspect --format '{{.Id}}' "$1" 2>/dev/null; }
+image_mb() { echo $(($(podman image inspect --format '{{.Size}}' "$1") / 1000000)); }
+
+built=()
+# build_image NAME REF DOCKERFILE CONTEXT BASE [buildah build options...]; BASE "" for a Dockerfile FROM scratch.
+build_image() {
+  local name="$1" ref="$2" dockerfile="$3" context="$4" base="$5" base_id="" fingerprint
+  shift 5
+  local options=(--layers --pull=never --network=host -f "$dockerfile" -t "$ref" "$@")
+  if [ -n "$base" ]; then
+    base_id="$(image_id "$base")" || die "the base image $base of $ref is missing (its step should have built it)"
+    options+=(--build-arg "BASE=$base")
+  fi
+  fingerprint="$(
+    {
+      cat "$dockerfile"
+      printf '%s\n' "${options[@]}" "$base_id"
+      tree_hash "$context"
+    } | sha256sum | cut -c1-64
+  )"
+  if stamp_matches "images-$name" "$fingerprint" && podman image exists "$ref"; then
+    log "$ref up to date"
+    return
+  fi
+  log "building $ref (${dockerfile#"$REPO_ROOT"/}, log: $logs_dir/$name.log)"
+  local started=$SECONDS
+  buildah build "${options[@]}" "$context" >"$logs_dir/$name.log" 2>&1 ||
+    die "building $ref failed; the end of $logs_dir/$name.log:
+$(tail -n 25 "$logs_dir/$name.log")"
+  # The stamp is written only once the image has passed its smoke check (smoke_<name>, where there is one).
+  local check="smoke_${name//-/_}"
+  if declare -F "$check" >/dev/null; then "$check" "$ref"; fi
+  write_stamp "images-$name" "$fingerprint"
+  built+=("$ref")
+  log "built $ref in $((SECONDS - started))s, $(image_mb "$ref") MB"
+}
+
+# A freshly built image must start, as the user it declares, on the host network.
+smoke() { # REF PODMAN-RUN-ARGUMENTS...
+  local ref="$1" out
+  shift
+  out="$(podman run --rm --network=host "$@" 2>&1)" || die "$ref does not run (podman run $*): $out"
+  # The first line that is not a warning (OpenSearch and Ollama start with some), else the last one.
+  log "$ref runs: $(grep -v -i -m 1 '^warning' <<<"$out" || tail -n 1 <<<"$out")"
+}
+# Importing modules loads their dependency trees: proof that npm ci installed what they need.
+check_js='for (const m of process.argv.slice(1)) await import(m); console.log("loaded " + process.argv.slice(1).join(" ") + " on node " + process.version + " as uid " + process.getuid())'
+smoke_node() { smoke "$1" --user 1000:1000 "$1" node -e 'console.log(`node ${process.version}, npm ${require("child_process").execSync("npm --version").toString().trim()}, uid ${process.getuid()}, HOME ${process.env.HOME}`)'; }
+smoke_jre() { smoke "$1" --user 1000:1000 "$1" java -version; }
+smoke_busybox() { smoke "$1" "$1" sh -c 'echo "busybox sh, $(ls /bin | wc -l) applets"'; }
+smoke_operator() {
+  smoke "$1" --entrypoint node "$1" --input-type=module -e "$check_js" \
+    /app/operator/dist/operator.js /app/operator/dist/runtime/informer.js /app/operator/dist/config.js
+}
+smoke_cortex() { smoke "$1" --entrypoint node "$1" --input-type=module -e "$check_js" /app/cortex/dist/index.js; }
+smoke_hooks() { smoke "$1" "$1" sh -c 'test -s /plugin/dist/index.js && echo "plugin present, uid $(id -u)"'; }
+smoke_openclaw_gateway() { smoke "$1" "$1" --version; }
+smoke_opensearch() { smoke "$1" --entrypoint /usr/share/opensearch/bin/opensearch "$1" --version; }
+smoke_ollama() { smoke "$1" "$1" --version; }
+
+# The machine's own apt sources (deb822 .sources and one-line .list files), as mmdebstrap takes them.
+apt_sources() {
+  local file
+  for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    [ -s "$file" ] && printf '%s\n' "$file"
+  done
+  return 0
+}
+
+# debian_base NAME REF MMDEBSTRAP-OPTIONS... -- PODMAN-IMPORT-CHANGES...
+debian_base() {
+  local name="$1" ref="$2" fingerprint sources=() options=() changes=() started=$SECONDS
+  shift 2
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do options+=("$1") && shift; done
+  shift
+  changes=("$@")
+  mapfile -t sources < <(apt_sources)
+  [ ${#sources[@]} -gt 0 ] || die "no apt sources in /etc/apt/sources.list{,.d}: mmdebstrap needs the machine's mirror"
+  fingerprint="$(
+    {
+      mmdebstrap --version
+      printf '%s\n' "${options[@]}" "${changes[@]}"
+      cat "${sources[@]}"
+    } | sha256sum | cut -c1-64
+  )"
+  if stamp_matches "images-$name" "$fingerprint" && podman image exists "$ref"; then
+    log "$ref up to date"
+    return
+  fi
+  log "making $ref with mmdebstrap (${options[*]}; log: $logs_dir/$name.log)"
+  local rootfs="$TMPDIR/$name.tar"
+  rm -f "$rootfs"
+  nice -n 10 mmdebstrap --quiet "${options[@]}" bookworm "$rootfs" "${sources[@]}" >"$logs_dir/$name.log" 2>&1 ||
+    die "mmdebstrap for $ref failed; the end of $logs_dir/$name.log:
+$(tail -n 25 "$logs_dir/$name.log")"
+  local change_args=() change
+  for change in "${changes[@]}"; do change_args+=(--change "$change"); done
+  podman import "${change_args[@]}" "$rootfs" "$ref" >>"$logs_dir/$name.log" 2>&1 ||
+    die "podman import of $ref failed; the end of $logs_dir/$name.log:
+$(tail -n 25 "$logs_dir/$name.log")"
+  rm -f "$rootfs"
+  write_stamp "images-$name" "$fingerprint"
+  built+=("$ref")
+  log "made $ref in $((SECONDS - started))s, $(image_mb "$ref") MB"
+}
+
+# ---- Inputs that other installers make.
+node_bin="$REMRAM_CACHE/node/bin/node"
+npm_dir="$REMRAM_CACHE/node/lib/node_modules/npm"
+opensearch_home="$REMRAM_CACHE/opensearch-$OPENSEARCH_VERSION"
+ollama_bin="$REMRAM_BIN/ollama"
+{ [ -x "$node_bin" ] && [ -f "$npm_dir/bin/npm-cli.js" ]; } || die "the cache's Node or npm is missing: run 'make setup' (hack/install-node.sh)"
+[ -x "$opensearch_home/bin/opensearch" ] ||
+  die "$opensearch_home is missing: run 'make setup' (hack/install-opensearch.sh assembles it)"
+[ -x "$ollama_bin" ] || die "$ollama_bin is missing: run 'make setup' (hack/install-ollama.sh builds it)"
+[ -d "$REPO_ROOT/node_modules/typescript" ] || die "the npm workspaces are not installed: run 'make deps'"
+busybox_bin="$(dpkg -L busybox-static | grep -m1 '/bin/busybox$')" || die "busybox-static ships no bin/busybox"
+busybox_version="$(dpkg-query -W -f='${Version}' busybox-static)"
+busybox_version="${busybox_version#*:}" && busybox_version="${busybox_version%%-*}"
+package_version() { node -p "require('$REPO_ROOT/$1/package.json').version"; }
+
+# The Dockerfiles copy the compiled output; tsc -b and the bundler are incremental, so this is quick when nothing changed.
+log "compiling cortex, operator and hooks (npm run build)"
+(cd "$REPO_ROOT" && npm run --silent build -w cortex -w operator -w hooks >"$logs_dir/npm-build.log" 2>&1) ||
+  die "npm run build failed; the end of $logs_dir/npm-build.log:
+$(tail -n 25 "$logs_dir/npm-build.log")"
+
+started=$SECONDS
+# buildah's and mmdebstrap's scratch space (a root file system at a time): in the cache, not in /tmp or /var/tmp.
+export TMPDIR="$containers_dir/tmp"
+# ---- Bases.
+base=localhost/remram-base:bookworm
+debian_base base "$base" --variant=minbase --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr -- \
+  'CMD ["/bin/bash"]' "ENV PATH=$system_path" 'LABEL org.opencontainers.image.description="Debian bookworm minbase (mmdebstrap), the test bed base"'
+# glibc and libstdc++ only, unpacked without maintainer scripts: enough for a C/C++ binary, and no shell. The extract
+# variant runs extract hooks only (customize hooks are silently skipped), so the users are written there.
+cc=localhost/remram-cc:bookworm
+debian_base cc "$cc" --variant=extract --include=libc6,libgcc-s1,libstdc++6 \
+  --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+  --extract-hook='printf "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n" >"$1/etc/passwd"' \
+  --extract-hook='printf "root:x:0:\nnonroot:x:65532:\nnobody:x:65534:\n" >"$1/etc/group"' \
+  --extract-hook='mkdir -p -m 1777 "$1/tmp" && mkdir -p -m 0700 "$1/root"' \
+  -- "ENV PATH=$system_path" 'LABEL org.opencontainers.image.description="glibc + libstdc++ from Debian bookworm (mmdebstrap extract), no shell"'
+
+jre=localhost/remram-jre:17
+build_image jre "$jre" "$HACK_DIR/images/jre/Dockerfile" "$(new_context jre)" "$base"
+
+node_base="localhost/remram-node:$NODE_VERSION"
+context="$(new_context node)"
+add_to_context "$context" "$(readlink -f "$node_bin")" node
+add_to_context "$context" "$npm_dir" npm
+build_image node "$node_base" "$HACK_DIR/images/node/Dockerfile" "$context" "$base" --build-arg "NODE_VERSION=$NODE_VERSION"
+
+busybox="localhost/remram-busybox:$busybox_version"
+context="$(new_context busybox)"
+add_to_context "$context" "$busybox_bin" busybox
+build_image busybox "$busybox" "$HACK_DIR/images/busybox/Dockerfile" "$context" ""
+
+# ---- The appliance's images.
+# npm ci inside a build reaches the npm registry over HTTPS; the host's CA bundle carries the proxy's CA, if any.
+ca_options=()
+[ -f "$host_ca" ] && ca_options=(--volume "$host_ca:/run/host-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/host-ca.crt)
+workspace_context() { # NAME: the root manifest, the lock, every workspace's package.json and NAME's dist/
+  local context ws
+  context="$(new_context "$1")"
+  add_to_context "$context" "$REPO_ROOT/package.json"
+  add_to_context "$context" "$REPO_ROOT/package-lock.json"
+  for ws in cortex operator hooks test/harness; do add_to_context "$context" "$REPO_ROOT/$ws/package.json" "$ws/package.json"; done
+  add_to_context "$context" "$REPO_ROOT/$1/dist" "$1/dist"
+  printf '%s' "$context"
+}
+refs=()
+
+operator="localhost/remram/operator:$(package_version operator)"
+context="$(workspace_context operator)"
+add_to_context "$context" "$REPO_ROOT/hardware-profiles"
+build_image operator "$operator" "$REPO_ROOT/operator/Dockerfile" "$context" "$node_base" \
+  --build-arg "VERSION=$(package_version operator)" "${ca_options[@]}"
+refs+=("operator=$operator")
+
+cortex="localhost/remram/cortex:$(package_version cortex)"
+build_image cortex "$cortex" "$REPO_ROOT/cortex/Dockerfile" "$(workspace_context cortex)" "$node_base" \
+  --build-arg "VERSION=$(package_version cortex)" "${ca_options[@]}"
+refs+=("cortex=$cortex")
+
+hooks="localhost/remram/hooks:$(package_version hooks)"
+context="$(new_context hooks)"
+for file in openclaw.plugin.json package.json dist/index.js; do add_to_context "$context" "$REPO_ROOT/hooks/$file" "hooks/$file"; done
+build_image hooks "$hooks" "$REPO_ROOT/hooks/Dockerfile" "$context" "$busybox" --build-arg "VERSION=$(package_version hooks)"
+refs+=("hooks=$hooks")
+
+gateway="localhost/remram/openclaw-gateway:$OPENCLAW_VERSION"
+build_image openclaw-gateway "$gateway" "$HACK_DIR/gateway/Dockerfile" "$(new_context openclaw-gateway)" "$node_base" \
+  --build-arg "OPENCLAW_VERSION=$OPENCLAW_VERSION" "${ca_options[@]}"
+refs+=("openclaw-gateway=$gateway")
+
+opensearch="localhost/remram/opensearch:$OPENSEARCH_VERSION"
+context="$(new_context opensearch)"
+add_to_context "$context" "$(readlink -f "$opensearch_home")" opensearch
+# remram.env names this host's JDK and user, and logs/ holds whatever ran from the installation: neither belongs in it.
+rm -f "$context/opensearch/remram.env"
+[ ! -d "$context/opensearch/logs" ] || find "$context/opensearch/logs" -mindepth 1 -delete
+add_to_context "$context" "$HACK_DIR/images/opensearch/opensearch.yml"
+add_to_context "$context" "$HACK_DIR/images/opensearch/docker-entrypoint.sh"
+build_image opensearch "$opensearch" "$HACK_DIR/opensearch/Dockerfile" "$context" "$jre" \
+  --build-arg "VERSION=$OPENSEARCH_VERSION" --build-arg "KNN_VERSION=$OPENSEARCH_KNN_VERSION"
+refs+=("opensearch=$opensearch")
+
+ollama="localhost/remram/ollama:$OLLAMA_VERSION"
+context="$(new_context ollama)"
+add_to_context "$context" "$ollama_bin"
+mkdir -p "$context/home"
+build_image ollama "$ollama" "$HACK_DIR/ollama/Dockerfile" "$context" "$cc" --build-arg "VERSION=$OLLAMA_VERSION"
+refs+=("ollama=$ollama")
+
+# ---- Archives for the real node (`ctr images import`), only for images whose ID changed.
+env_file="REMRAM_IMAGE_OPERATOR=$operator
+REMRAM_IMAGE_CORTEX=$cortex
+REMRAM_IMAGE_HOOKS=$hooks
+REMRAM_IMAGE_GATEWAY=$gateway
+REMRAM_IMAGE_OPENSEARCH=$opensearch
+REMRAM_IMAGE_OLLAMA=$ollama"
+for entry in "${refs[@]}"; do
+  name="${entry%%=*}" ref="${entry#*=}" archive="$app_dir/${entry%%=*}.tar"
+  id="$(image_id "$ref")"
+  if stamp_matches "images-$name-archive" "$id" && [ -f "$archive" ]; then continue; fi
+  rm -f "$archive.partial"
+  podman save --quiet --format docker-archive -o "$archive.partial" "$ref" ||
+    die "podman save $ref failed: is $app_dir writable and is there space?"
+  mv -f "$archive.partial" "$archive"
+  write_stamp "images-$name-archive" "$id"
+  log "saved $ref to $archive ($(($(stat -c %s "$archive") / 1000000)) MB)"
+done
+write_if_changed "$app_dir/images.env" "# Written by hack/install-images.sh: the test bed's images, under the names of the operator's settings
+# (REMRAM_IMAGE_OPERATOR: the operator's own image, for the chart's image.repository/tag).
+$env_file"
+
+# The contexts are hard links: gone, they pin no replaced file's old content on disk.
+rm -rf "$contexts_dir"
+# A rebuilt image leaves its predecessor untagged: drop those (layers still used by current images stay).
+[ ${#built[@]} -gt 0 ] && podman image prune -f >/dev/null
+log "images ready in $((SECONDS - started))s (built now: ${#built[@]}); archives in $app_dir:"
+podman images --format '  {{.Repository}}:{{.Tag}}  {{.Size}}' | grep -F localhost/remram >&2
