@@ -337,7 +337,7 @@ export async function startKubernetes(
           apiserverPort,
           apiserverCa: file.servingCert(layout),
           kubeletClientCa: file.kubeletClientCa(layout),
-          adminKubeconfig: endpoints.kubeconfig,
+          admin: endpoints,
           tokens: {
             kubelet: identities.kubelet.token,
             kubeProxy: identities["kube-proxy"].token,

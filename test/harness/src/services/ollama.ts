@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { binPath, cacheDir, repoRoot, runDir } from "../paths.js";
+import { binPath, cacheDir, runDir } from "../paths.js";
 import { freePort } from "../ports.js";
 import { type ManagedProcess, spawnService } from "../process.js";
+import { pinned, readVersionsEnv } from "../versions.js";
 import { httpReady, waitFor } from "../wait.js";
 import type { OllamaEndpoints, Started, StartOptions } from "./types.js";
 
@@ -18,12 +19,10 @@ export interface StartOllamaOptions extends StartOptions {
 
 /** The model names pinned in hack/versions.env, so the installer and the harness agree on them. */
 export function pinnedModelNames(versionsEnv: string): { embedModel: string; chatModel: string } {
-  const value = (key: string): string => {
-    const match = new RegExp(`^${key}=(.+)$`, "m").exec(versionsEnv);
-    if (!match?.[1]) throw new Error(`hack/versions.env has no ${key}`);
-    return match[1].trim();
+  return {
+    embedModel: pinned("EMBED_MODEL_NAME", versionsEnv),
+    chatModel: pinned("CHAT_MODEL_NAME", versionsEnv),
   };
-  return { embedModel: value("EMBED_MODEL_NAME"), chatModel: value("CHAT_MODEL_NAME") };
 }
 
 /** The wanted models that /api/tags does not list (it names them "name:tag"; a bare name means ":latest"). */
@@ -38,7 +37,7 @@ export function missingModels(listed: readonly string[], wanted: readonly string
 export async function startOllama(options: StartOllamaOptions = {}): Promise<Started<OllamaEndpoints>> {
   const binary = binPath("ollama");
   if (!existsSync(binary)) throw new Error(`ollama is not installed at ${binary}: ${installHint}`);
-  const models = pinnedModelNames(readFileSync(join(repoRoot, "hack", "versions.env"), "utf8"));
+  const models = pinnedModelNames(readVersionsEnv());
   const modelsDir = options.modelsDir ?? ollamaModelsDir;
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;

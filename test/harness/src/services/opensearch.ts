@@ -11,9 +11,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { cacheDir, repoRoot, runDir } from "../paths.js";
+import { cacheDir, runDir } from "../paths.js";
 import { freePort } from "../ports.js";
 import { isAlive, type ManagedProcess, spawnService } from "../process.js";
+import { pinned, readVersionsEnv } from "../versions.js";
 import { httpReady, waitFor } from "../wait.js";
 import type { OpenSearchEndpoints, Started, StartOptions } from "./types.js";
 
@@ -38,9 +39,7 @@ export interface NodeSettings {
 
 /** The OpenSearch version pinned in hack/versions.env, so the installer and the harness agree on the directory. */
 export function pinnedOpenSearchVersion(versionsEnv: string): string {
-  const match = /^OPENSEARCH_VERSION=(.+)$/m.exec(versionsEnv);
-  if (!match?.[1]) throw new Error("hack/versions.env has no OPENSEARCH_VERSION");
-  return match[1].trim();
+  return pinned("OPENSEARCH_VERSION", versionsEnv);
 }
 
 /** Parse the remram.env the installer writes beside the installation. */
@@ -108,7 +107,7 @@ export function lostPortRace(log: string): boolean {
 }
 
 function readInstallation(): OpenSearchInstallation {
-  const version = pinnedOpenSearchVersion(readFileSync(join(repoRoot, "hack", "versions.env"), "utf8"));
+  const version = pinnedOpenSearchVersion(readVersionsEnv());
   const installed = join(cacheDir, `opensearch-${version}`);
   if (!existsSync(join(installed, "remram.env"))) {
     throw new Error(`OpenSearch ${version} is not installed at ${installed}: ${installHint}`);

@@ -55,7 +55,6 @@ export const nodePaths = (layout: NodeLayout) => ({
   kubeProxyConfig: join(layout.dir, "kube-proxy", "config.yaml"),
   localPathDir: join(layout.dir, "local-path"),
   kubeconfig: (who: string) => join(layout.dir, `${who}.kubeconfig`),
-  savedSysctls: join(layout.dir, "..", "node-sysctls.json"),
 });
 
 /** containerd 1.6 (Debian) config: every path private to the run, runc with cgroupfs, no registry. */

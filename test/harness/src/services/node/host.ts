@@ -6,9 +6,8 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { isAlive } from "../../process.js";
+import { stopProcessGroup } from "../../process.js";
 import { nodeNetwork } from "./config.js";
 
 const run = promisify(execFile);
@@ -104,20 +103,9 @@ function nodeMounts(nodeDir: string): string[] {
     .sort((a, b) => b.length - a.length);
 }
 
-async function killAll(pids: readonly number[], graceMs: number): Promise<void> {
-  const signal = (pid: number, name: NodeJS.Signals): void => {
-    try {
-      process.kill(pid, name);
-    } catch {
-      // Already gone.
-    }
-  };
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (pids.some(isAlive) && Date.now() < deadline) await sleep(100);
-  for (const pid of pids.filter(isAlive)) signal(pid, "SIGKILL");
-  const killDeadline = Date.now() + 5_000;
-  while (pids.some(isAlive) && Date.now() < killDeadline) await sleep(50);
+/** SIGTERM, then SIGKILL after `graceMs`, all at once; resolves when every one is gone. */
+async function stopAll(pids: readonly number[], graceMs: number): Promise<void> {
+  await Promise.all(pids.map((pid) => stopProcessGroup(pid, graceMs)));
 }
 
 /**
@@ -127,9 +115,9 @@ async function killAll(pids: readonly number[], graceMs: number): Promise<void> 
  * Safe to call when nothing is there.
  */
 export async function teardownNode(nodeDir: string, sysctlFile: string, kubeletPid?: number): Promise<void> {
-  if (kubeletPid !== undefined) await killAll([kubeletPid], 10_000);
-  await killAll(cgroupPids(), 2_000);
-  await killAll(await namespacePids(), 10_000);
+  if (kubeletPid !== undefined) await stopAll([kubeletPid], 10_000);
+  await stopAll(cgroupPids(), 2_000);
+  await stopAll(await namespacePids(), 10_000);
   for (const point of nodeMounts(nodeDir)) {
     await run("umount", ["-l", point]).catch(() => undefined);
   }

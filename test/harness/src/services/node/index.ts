@@ -5,10 +5,14 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { binPath, cacheDir, repoRoot, runDir } from "../../paths.js";
+import { binPath, cacheDir, runDir } from "../../paths.js";
 import { type ManagedProcess, spawnService } from "../../process.js";
+import { pinned, readVersionsEnv } from "../../versions.js";
 import { waitFor } from "../../wait.js";
-import type { RealNodeEndpoints } from "../types.js";
+import { kubeRequest } from "../kube-request.js";
+import { kubectl } from "../kubectl.js";
+import { type NodeObject, nodeSchedulable } from "../kwok-nodes.js";
+import type { KubernetesEndpoints, RealNodeEndpoints } from "../types.js";
 import { corednsManifests, kubeRouterRbac, localPathManifests } from "./addons.js";
 import {
   kubeletArgs,
@@ -25,7 +29,7 @@ import {
   renderKubeProxyConfig,
   renderNodeKubeconfig,
 } from "./config.js";
-import { hardCodedPaths, namespaceExists, nodeLeftovers, saveSysctls, teardownNode } from "./host.js";
+import { namespaceExists, saveSysctls, teardownNode } from "./host.js";
 
 const run = promisify(execFile);
 
@@ -44,7 +48,8 @@ export interface NodeControlPlane {
   apiserverCa: string;
   /** PEM: the CA of the apiserver's kubelet client certificate. */
   kubeletClientCa: string;
-  adminKubeconfig: string;
+  /** The admin's endpoints: the node's RBAC and add-ons are applied, and its status read, as the admin. */
+  admin: Pick<KubernetesEndpoints, "server" | "token" | "kubeconfig">;
   tokens: { kubelet: string; kubeProxy: string; kubeRouter: string };
   kubeRouterUser: string;
 }
@@ -55,16 +60,8 @@ export interface StartedNode {
   stop(): Promise<void>;
 }
 
-function pinned(key: string): string {
-  const match = readFileSync(join(repoRoot, "hack", "versions.env"), "utf8").match(
-    new RegExp(`^${key}=(\\S+)$`, "m"),
-  );
-  if (!match?.[1]) throw new Error(`hack/versions.env has no ${key}`);
-  return match[1];
-}
-
 /** Stop early, naming the cause and the fix, for everything a start on this host would trip over. */
-export async function checkNodeHost(): Promise<void> {
+async function checkNodeHost(): Promise<void> {
   if (process.getuid?.() !== 0) {
     throw new Error(
       "the real node needs root (network namespaces, mounts, cgroups); run as root or drop `node` from REMRAM_TESTBED",
@@ -126,27 +123,9 @@ async function createNetwork(): Promise<void> {
   }
 }
 
-async function kubectlApply(kubeconfig: string, manifests: readonly object[]): Promise<void> {
+function kubectlApply(kubeconfig: string, manifests: readonly object[]): Promise<string> {
   const list = { apiVersion: "v1", kind: "List", items: manifests };
-  const child = execFile(binPath("kubectl"), [
-    "--kubeconfig",
-    kubeconfig,
-    "apply",
-    "--server-side",
-    "-f",
-    "-",
-  ]);
-  const done = new Promise<void>((resolve, reject) => {
-    let stderr = "";
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`kubectl apply failed: ${stderr}`)),
-    );
-  });
-  child.stdin?.end(JSON.stringify(list));
-  await done;
+  return kubectl(kubeconfig, ["apply", "--server-side", "-f", "-"], JSON.stringify(list));
 }
 
 /** RepoTags of each image archive (`tar -xOf x.tar manifest.json`), so the harness needs no image list of its own. */
@@ -169,38 +148,21 @@ function imageTagged(archives: readonly { tags: string[] }[], prefix: string): s
   return tag;
 }
 
-async function nodeStatus(adminKubeconfig: string): Promise<{ ready: boolean; podCidr?: string }> {
-  const { stdout } = await run(binPath("kubectl"), [
-    "--kubeconfig",
-    adminKubeconfig,
-    "get",
-    "node",
-    realNodeName,
-    "-o",
-    "json",
-  ]);
-  const node = JSON.parse(stdout) as {
-    spec?: { podCIDR?: string };
-    status?: { conditions?: { type: string; status: string }[] };
-  };
-  const ready = node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
-  return { ready, podCidr: node.spec?.podCIDR };
+/** The node's pod CIDR once the scheduler can place pods there (Ready, not-ready taint lifted); else undefined. */
+async function schedulablePodCidr(admin: NodeControlPlane["admin"]): Promise<string | undefined> {
+  const response = await kubeRequest(admin, "GET", `/api/v1/nodes/${realNodeName}`);
+  if (response.status !== 200) return undefined;
+  const node = JSON.parse(response.body) as NodeObject & { spec?: { podCIDR?: string } };
+  return nodeSchedulable(node) ? node.spec?.podCIDR : undefined;
 }
 
-async function rolledOut(adminKubeconfig: string, deployment: string, timeoutMs: number): Promise<void> {
-  await run(
-    binPath("kubectl"),
-    [
-      "--kubeconfig",
-      adminKubeconfig,
-      "-n",
-      "kube-system",
-      "rollout",
-      "status",
-      `deployment/${deployment}`,
-      `--timeout=${Math.ceil(timeoutMs / 1000)}s`,
-    ],
-    { timeout: timeoutMs + 5_000 },
+function rolledOut(kubeconfig: string, deployment: string, timeoutMs: number): Promise<string> {
+  const args = ["-n", "kube-system", "rollout", "status", `deployment/${deployment}`];
+  return kubectl(
+    kubeconfig,
+    [...args, `--timeout=${Math.ceil(timeoutMs / 1000)}s`],
+    undefined,
+    timeoutMs + 5_000,
   );
 }
 
@@ -227,10 +189,9 @@ export async function startRealNode(
   const paths = nodePaths(layout);
   const processes: ManagedProcess[] = [];
   let kubeletPid: number | undefined;
+  // Teardown ends every process in the namespace; what is left is the forwarder on the host.
   const stop = async (): Promise<void> => {
-    const socat = processes.find((started) => started.name.startsWith("node-apiserver-proxy"));
     await teardownNode(nodeDir, nodeSysctlFile, kubeletPid);
-    await socat?.stop();
     for (const started of processes) await started.stop(1_000);
   };
   const anyExited = (): string | undefined => {
@@ -264,7 +225,8 @@ export async function startRealNode(
       mkdirSync(dir, { recursive: true });
     }
     const archives = await imageArchives();
-    const pauseImage = imageTagged(archives, `localhost/pause:${pinned("PAUSE_VERSION")}`);
+    const versions = readVersionsEnv();
+    const pauseImage = imageTagged(archives, `localhost/pause:${pinned("PAUSE_VERSION", versions)}`);
     writeFileSync(paths.containerdConfig, renderContainerdConfig(layout, pauseImage));
     writeFileSync(paths.cniTemplate, renderCniTemplate(layout));
     writeFileSync(paths.kubeletConfig, renderKubeletConfig(layout));
@@ -311,45 +273,39 @@ export async function startRealNode(
     const ctr = ["--address", paths.containerdSocket, "-n", "k8s.io"];
     for (const archive of archives) await run("ctr", [...ctr, "images", "import", archive.file]);
 
-    await kubectlApply(controlPlane.adminKubeconfig, kubeRouterRbac(controlPlane.kubeRouterUser));
+    await kubectlApply(controlPlane.admin.kubeconfig, kubeRouterRbac(controlPlane.kubeRouterUser));
     kubeletPid = spawnInNode("kubelet", binPath("kubelet"), kubeletArgs(layout)).pid;
     spawnInNode("kube-proxy", binPath("kube-proxy"), [`--config=${paths.kubeProxyConfig}`]);
-    const status = await waitFor(
-      async () => {
-        const current = await nodeStatus(controlPlane.adminKubeconfig);
-        return current.ready && current.podCidr ? current : undefined;
-      },
-      {
-        what: `node ${realNodeName} Ready with a pod CIDR`,
-        timeoutMs: remaining(),
-        intervalMs: 500,
-        abortIf: anyExited,
-      },
-    );
+    const podCidr = await waitFor(async () => schedulablePodCidr(controlPlane.admin), {
+      what: `node ${realNodeName} Ready with a pod CIDR`,
+      timeoutMs: remaining(),
+      intervalMs: 500,
+      abortIf: anyExited,
+    });
 
     // kube-router looks its node up once at start-up and gives up if it is not registered yet.
     spawnInNode("kube-router", binPath("kube-router"), kubeRouterArgs(layout));
     const images = {
-      coredns: imageTagged(archives, `localhost/coredns:${pinned("COREDNS_VERSION")}`),
+      coredns: imageTagged(archives, `localhost/coredns:${pinned("COREDNS_VERSION", versions)}`),
       localPath: imageTagged(
         archives,
-        `localhost/local-path-provisioner:v${pinned("LOCAL_PATH_PROVISIONER_VERSION")}`,
+        `localhost/local-path-provisioner:v${pinned("LOCAL_PATH_PROVISIONER_VERSION", versions)}`,
       ),
       busybox: imageTagged(archives, "localhost/busybox:"),
     };
-    await kubectlApply(controlPlane.adminKubeconfig, [
+    await kubectlApply(controlPlane.admin.kubeconfig, [
       ...corednsManifests(images.coredns),
       ...localPathManifests(images, paths.localPathDir),
     ]);
     await Promise.all([
-      rolledOut(controlPlane.adminKubeconfig, "coredns", remaining()),
-      rolledOut(controlPlane.adminKubeconfig, "local-path-provisioner", remaining()),
+      rolledOut(controlPlane.admin.kubeconfig, "coredns", remaining()),
+      rolledOut(controlPlane.admin.kubeconfig, "local-path-provisioner", remaining()),
     ]);
     return {
       endpoints: {
         name: realNodeName,
         ip: nodeNetwork.nodeIp,
-        podCidr: status.podCidr ?? "",
+        podCidr,
         clusterDns: nodeNetwork.clusterDns,
         namespace: nodeNetwork.namespace,
         containerdSocket: paths.containerdSocket,
@@ -365,5 +321,3 @@ export async function startRealNode(
     throw error;
   }
 }
-
-export { hardCodedPaths, nodeLeftovers };

@@ -1,46 +1,26 @@
 // The real node: pods that really run, reach each other by Service name through CoreDNS, are really cut off by a
 // NetworkPolicy, and keep their data on a local-path volume across a reschedule.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../inject.js";
-import { binPath } from "../../paths.js";
 import { waitFor } from "../../wait.js";
+import { kubectl as runKubectl } from "../kubectl.js";
 
-const run = promisify(execFile);
 const kubernetes = testbedEndpoints("kubernetes");
 const node = testbedEndpoints("node");
 const namespace = `realnode-${randomBytes(3).toString("hex")}`;
 
-async function kubectl(args: readonly string[], input?: object): Promise<string> {
-  const child = execFile(
-    binPath("kubectl"),
-    ["--kubeconfig", kubernetes.kubeconfig, "-n", namespace, ...args],
-    {
-      timeout: 120_000,
-    },
+const kubectl = (args: readonly string[], input?: object): Promise<string> =>
+  runKubectl(
+    kubernetes.kubeconfig,
+    ["-n", namespace, ...args],
+    input === undefined ? undefined : JSON.stringify(input),
   );
-  return new Promise((resolve, reject) => {
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("exit", (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`kubectl ${args.join(" ")}: ${stderr.trim()}`)),
-    );
-    child.stdin?.end(input === undefined ? "" : JSON.stringify(input));
-  });
-}
 
 const apply = (manifest: object): Promise<string> => kubectl(["apply", "-f", "-"], manifest);
 
-/** A pod that passes the restricted Pod Security Standard and lands on the real node only. */
-function pod(name: string, labels: Record<string, string>, script: string, extra: object = {}): object {
+/** A pod that passes the restricted Pod Security Standard and lands on the real node only, with `claim` at /data. */
+function pod(name: string, labels: Record<string, string>, script: string, claim?: string): object {
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -49,6 +29,7 @@ function pod(name: string, labels: Record<string, string>, script: string, extra
       nodeSelector: node.nodeSelector,
       tolerations: node.tolerations,
       terminationGracePeriodSeconds: 1,
+      volumes: claim ? [{ name: "data", persistentVolumeClaim: { claimName: claim } }] : [],
       securityContext: { runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: "RuntimeDefault" } },
       containers: [
         {
@@ -57,7 +38,7 @@ function pod(name: string, labels: Record<string, string>, script: string, extra
           imagePullPolicy: "Never",
           command: ["sh", "-c", script],
           securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
-          ...extra,
+          volumeMounts: claim ? [{ name: "data", mountPath: "/data" }] : [],
         },
       ],
     },
@@ -98,14 +79,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await run(binPath("kubectl"), [
-    "--kubeconfig",
-    kubernetes.kubeconfig,
-    "delete",
-    "namespace",
-    namespace,
-    "--wait=false",
-  ]);
+  await runKubectl(kubernetes.kubeconfig, ["delete", "namespace", namespace, "--wait=false"]);
 });
 
 describe("the real node", () => {
@@ -188,22 +162,13 @@ describe("the real node", () => {
       metadata: { name: "data" },
       spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "16Mi" } } },
     });
-    const withVolume = {
-      volumeMounts: [{ name: "data", mountPath: "/data" }],
-    };
-    const writer = pod("writer", { app: "writer" }, "echo kept > /data/file && exec sleep 3600", withVolume);
-    const volumes = { volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data" } }] };
-    const withVolumes = (manifest: object): object => {
-      const spec = (manifest as { spec: object }).spec;
-      return { ...manifest, spec: { ...spec, ...volumes } };
-    };
-    await apply(withVolumes(writer));
+    await apply(pod("writer", { app: "writer" }, "echo kept > /data/file && exec sleep 3600", "data"));
     await ready("writer");
     expect(
       await kubectl(["get", "pvc", "data", "-o", "jsonpath={.status.phase} {.spec.storageClassName}"]),
     ).toBe("Bound local-path");
     await kubectl(["delete", "pod", "writer", "--wait=true"]);
-    await apply(withVolumes(pod("reader", { app: "reader" }, "exec sleep 3600", withVolume)));
+    await apply(pod("reader", { app: "reader" }, "exec sleep 3600", "data"));
     await ready("reader");
     expect(await kubectl(["exec", "reader", "--", "cat", "/data/file"])).toBe("kept\n");
   });
