@@ -13,11 +13,10 @@ export npm_config_update_notifier := false
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-setup: ## Idempotent install: Node, npm deps, OpenSearch, Kubernetes + a real node's parts, Ollama + models, OpenClaw
+setup: ## Idempotent install: Node, npm deps, OpenSearch, Kubernetes + a real node's parts, Ollama + models, OpenClaw, images
 	bash hack/setup.sh
 
-images: setup ## Build the container images (buildah, mmdebstrap bases, incremental); archives in the cache's images/app/
-	bash hack/install-images.sh
+images: setup ## The container images (the last step of setup: buildah, mmdebstrap bases, incremental); archives in the cache's images/app/
 
 deps: ## Install Node and the npm workspaces only (enough for lint and unit tests)
 	bash hack/install-node.sh

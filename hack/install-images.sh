@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Container images of the appliance, built with buildah from the Dockerfiles in the repository, on bases made here by
-# mmdebstrap (or scratch): no Docker engine, no image registry. Run by `make images` (not part of `make setup`).
+# mmdebstrap (or scratch): no Docker engine, no image registry. The last step of `make setup` (`make images`).
 #
 #   tools     podman buildah mmdebstrap runc containernetworking-plugins busybox-static   Debian, only what is missing
 #   config    $REMRAM_CACHE/containers/{containers,storage,registries}.conf, read through CONTAINERS_CONF,

@@ -9,7 +9,7 @@ const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Defaults follow hack/versions.env; the chart overrides them with the images it ships. */
 export const defaultImages: OperatorImages = {
-  opensearch: "opensearchproject/opensearch:2.19.5",
+  opensearch: "opensearchproject/opensearch:2.19.1",
   ollama: "ollama/ollama:0.24.0",
   cortex: "remram/cortex:0.1.0",
   gateway: "remram/openclaw-gateway:2026.9.6",

@@ -21,7 +21,7 @@ import {
 
 const profiles = loadHardwareProfiles(join(import.meta.dirname, "../../../hardware-profiles"));
 const images: OperatorImages = {
-  opensearch: "opensearchproject/opensearch:2.19.5",
+  opensearch: "opensearchproject/opensearch:2.19.1",
   ollama: "ollama/ollama:0.24.0",
   cortex: "remram/cortex:0.1.0",
   gateway: "remram/openclaw-gateway:2026.9.6",
@@ -148,7 +148,7 @@ describe("the appliance's children", () => {
     expect(config.gateway).toMatchObject({ bind: "lan", auth: { mode: "token", token: "gateway-secret" } });
     expect(config.memory.search.enabled).toBe(false);
     expect(config.plugins.slots.memory).toBe("none");
-    expect(config.plugins.load.paths).toEqual(["/opt/remram-hooks"]);
+    expect(config.plugins.load.paths).toEqual(["/opt/remram-hooks/plugin"]);
     expect(config.plugins.entries["remram-hooks"]).toMatchObject({
       enabled: true,
       hooks: { allowConversationAccess: true },

@@ -15,6 +15,7 @@ import {
   gatewayWorkspaceDir,
   hooksMetricsPort,
   hooksPluginDir,
+  hooksVolumeDir,
 } from "./openclaw-config.js";
 
 export const managedBy = "remram-operator";
@@ -424,6 +425,17 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
 
 // --- OpenClaw gateway -----------------------------------------------------------------------------------------
 
+/** Copies the plugin from the hooks image into the gateway pod's "hooks" emptyDir, at mode 0755 (see hooksPluginDir). */
+export function hooksPluginInitContainer(image: string) {
+  return {
+    name: "hooks-plugin",
+    image,
+    command: ["sh", "-c", `mkdir -m 0755 ${hooksPluginDir} && cp -R /plugin/. ${hooksPluginDir}/`],
+    securityContext: restrictedContainerSecurity(),
+    volumeMounts: [{ name: "hooks", mountPath: hooksVolumeDir }],
+  };
+}
+
 export function buildGateway(ctx: ApplianceContext): KubeObject[] {
   const config = buildOpenClawConfig({
     gateway: ctx.spec.gateway,
@@ -477,13 +489,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
                 { name: "state", mountPath: stateDir, subPath: "openclaw" },
               ],
             },
-            {
-              name: "hooks-plugin",
-              image: ctx.images.hooks,
-              command: ["sh", "-c", `cp -R /plugin/. ${hooksPluginDir}/`],
-              securityContext: restrictedContainerSecurity(),
-              volumeMounts: [{ name: "hooks", mountPath: hooksPluginDir }],
-            },
+            hooksPluginInitContainer(ctx.images.hooks),
           ],
           containers: [
             {
@@ -514,9 +520,12 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
               volumeMounts: [
                 { name: "state", mountPath: stateDir, subPath: "openclaw" },
                 { name: "state", mountPath: gatewayWorkspaceDir, subPath: "workspace" },
-                { name: "hooks", mountPath: hooksPluginDir, readOnly: true },
+                { name: "hooks", mountPath: hooksVolumeDir, readOnly: true },
                 { name: "cortex-token", mountPath: dirname(gatewayCortexTokenFile), readOnly: true },
                 { name: "tmp", mountPath: "/tmp" },
+                // OpenClaw refuses a temp dir others may write (an emptyDir /tmp has no sticky bit) and falls back
+                // to ~/.cache, which the read-only root file system would refuse.
+                { name: "cache", mountPath: "/home/node/.cache" },
                 ...channelMounts.map((channel) => channel.mount),
               ],
             },
@@ -534,6 +543,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
               },
             },
             { name: "tmp", emptyDir: {} },
+            { name: "cache", emptyDir: {} },
             ...channelMounts.map((channel) => channel.volume),
           ],
         },

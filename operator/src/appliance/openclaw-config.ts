@@ -7,7 +7,10 @@ import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 
 export const gatewayPort = 18789;
 export const hooksPluginId = "remram-hooks";
-export const hooksPluginDir = "/opt/remram-hooks";
+/** The gateway pod's emptyDir the hooks image's init container fills. */
+export const hooksVolumeDir = "/opt/remram-hooks";
+/** The plugin one level down: OpenClaw refuses a world-writable plugin folder, and an emptyDir's root is mode 0777. */
+export const hooksPluginDir = `${hooksVolumeDir}/plugin`;
 /** The hooks plugin serves its Prometheus metrics here, on the pod's address (the gateway container's "metrics" port). */
 export const hooksMetricsPort = 9464;
 export const gatewayWorkspaceDir = "/data/workspace";

@@ -20,7 +20,7 @@ import type {
 
 /** Images pinned to the versions the process backend builds (hack/versions.env). */
 export const containerImages = {
-  opensearch: "opensearchproject/opensearch:2.19.5",
+  opensearch: "opensearchproject/opensearch:2.19.1",
   ollama: "ollama/ollama:0.24.0",
   k3s: "rancher/k3s:v1.34.4-k3s1",
 } as const;

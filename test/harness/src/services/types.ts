@@ -41,6 +41,16 @@ export interface KubernetesEndpoints {
   node?: RealNodeEndpoints;
 }
 
+/** The appliance's images as hack/install-images.sh built them (test-bed stand-ins for OpenSearch and Ollama). */
+export interface AppImages {
+  operator: string;
+  cortex: string;
+  hooks: string;
+  gateway: string;
+  opensearch: string;
+  ollama: string;
+}
+
 /** The real node (kubelet + containerd in a network namespace) registered with the test bed's control plane. */
 export interface RealNodeEndpoints {
   name: string;
@@ -52,7 +62,7 @@ export interface RealNodeEndpoints {
   namespace: string;
   containerdSocket: string;
   /** Images imported into the node's containerd, by role (pods use them with imagePullPolicy: Never). */
-  images: { coredns: string; localPath: string; busybox: string };
+  images: { coredns: string; localPath: string; busybox: string; app: AppImages };
   /** What a real-node pod needs to land there (and nowhere else): the node's label and its taint's toleration. */
   nodeSelector: Record<string, string>;
   tolerations: { key: string; operator: "Exists" }[];

@@ -2,10 +2,10 @@
 // the kubelet, kube-proxy, the bridge CNI, kube-router for NetworkPolicy, CoreDNS, local-path-provisioner), in a
 // network namespace of their own. Requires root (network namespaces, mounts, cgroups).
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { binPath, cacheDir, runDir } from "../../paths.js";
+import { binPath, runDir } from "../../paths.js";
 import { type ManagedProcess, spawnService } from "../../process.js";
 import { pinned, readVersionsEnv } from "../../versions.js";
 import { waitFor } from "../../wait.js";
@@ -30,15 +30,13 @@ import {
   renderNodeKubeconfig,
 } from "./config.js";
 import { namespaceExists, saveSysctls, teardownNode } from "./host.js";
+import { appArchives, imageTagged, importImages, nodePartArchives, readAppImages } from "./images.js";
 
 const run = promisify(execFile);
 
 /** The node's state lives here for one run; teardown removes it. */
 export const nodeDir = join(runDir, "node");
 export const nodeSysctlFile = join(runDir, "node-sysctls.json");
-/** Image archives written by hack/install-node-parts.sh. */
-export const nodeImagesDir = join(cacheDir, "images");
-
 const installHint = "run `bash hack/install-node-parts.sh` (or `make setup`)";
 
 /** What the control plane hands the node: where to reach it and the node's own credentials. */
@@ -128,26 +126,6 @@ function kubectlApply(kubeconfig: string, manifests: readonly object[]): Promise
   return kubectl(kubeconfig, ["apply", "--server-side", "-f", "-"], JSON.stringify(list));
 }
 
-/** RepoTags of each image archive (`tar -xOf x.tar manifest.json`), so the harness needs no image list of its own. */
-async function imageArchives(): Promise<{ file: string; tags: string[] }[]> {
-  if (!existsSync(nodeImagesDir)) throw new Error(`no image archives in ${nodeImagesDir}: ${installHint}`);
-  const files = readdirSync(nodeImagesDir).filter((name) => name.endsWith(".tar"));
-  return Promise.all(
-    files.map(async (name) => {
-      const file = join(nodeImagesDir, name);
-      const { stdout } = await run("tar", ["-xOf", file, "manifest.json"]);
-      const manifest = JSON.parse(stdout) as { RepoTags?: string[] }[];
-      return { file, tags: manifest.flatMap((entry) => entry.RepoTags ?? []) };
-    }),
-  );
-}
-
-function imageTagged(archives: readonly { tags: string[] }[], prefix: string): string {
-  const tag = archives.flatMap((archive) => archive.tags).find((candidate) => candidate.startsWith(prefix));
-  if (!tag) throw new Error(`no image ${prefix}* among the archives in ${nodeImagesDir}: ${installHint}`);
-  return tag;
-}
-
 /** The node's pod CIDR once the scheduler can place pods there (Ready, not-ready taint lifted); else undefined. */
 async function schedulablePodCidr(admin: NodeControlPlane["admin"]): Promise<string | undefined> {
   const response = await kubeRequest(admin, "GET", `/api/v1/nodes/${realNodeName}`);
@@ -224,7 +202,8 @@ export async function startRealNode(
     ]) {
       mkdirSync(dir, { recursive: true });
     }
-    const archives = await imageArchives();
+    const [archives, appImageArchives] = await Promise.all([nodePartArchives(), appArchives()]);
+    const appImages = readAppImages(appImageArchives);
     const versions = readVersionsEnv();
     const pauseImage = imageTagged(archives, `localhost/pause:${pinned("PAUSE_VERSION", versions)}`);
     writeFileSync(paths.containerdConfig, renderContainerdConfig(layout, pauseImage));
@@ -270,8 +249,12 @@ export async function startRealNode(
       timeoutMs: remaining(),
       abortIf: anyExited,
     });
-    const ctr = ["--address", paths.containerdSocket, "-n", "k8s.io"];
-    for (const archive of archives) await run("ctr", [...ctr, "images", "import", archive.file]);
+    await importImages(paths.containerdSocket, archives);
+    // The appliance's images (2.3 GB, about 35 s) load while the kubelet registers and the add-ons roll out.
+    const appImport = importImages(paths.containerdSocket, appImageArchives).then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
 
     await kubectlApply(controlPlane.admin.kubeconfig, kubeRouterRbac(controlPlane.kubeRouterUser));
     kubeletPid = spawnInNode("kubelet", binPath("kubelet"), kubeletArgs(layout)).pid;
@@ -292,6 +275,7 @@ export async function startRealNode(
         `localhost/local-path-provisioner:v${pinned("LOCAL_PATH_PROVISIONER_VERSION", versions)}`,
       ),
       busybox: imageTagged(archives, "localhost/busybox:"),
+      app: appImages,
     };
     await kubectlApply(controlPlane.admin.kubeconfig, [
       ...corednsManifests(images.coredns),
@@ -301,6 +285,8 @@ export async function startRealNode(
       rolledOut(controlPlane.admin.kubeconfig, "coredns", remaining()),
       rolledOut(controlPlane.admin.kubeconfig, "local-path-provisioner", remaining()),
     ]);
+    const importFailure = await appImport;
+    if (importFailure) throw importFailure;
     return {
       endpoints: {
         name: realNodeName,
