@@ -38,4 +38,17 @@ describe("the demo summary", () => {
     expect(summary).toContain("make infra-down");
     expect(summary).not.toContain("kube-apiserver");
   });
+
+  it("shows the model registry and a pull command for one of its models", () => {
+    const summary = renderSummary({
+      registry: {
+        url: "http://127.0.0.1:40003",
+        blobUrl: "http://localhost:40004/",
+        embedModel: "127.0.0.1:40003/library/all-minilm-l6-v2:latest",
+        chatModel: "127.0.0.1:40003/library/smollm2-135m-instruct:latest",
+      },
+    });
+    expect(summary).toContain("http://127.0.0.1:40003");
+    expect(summary).toContain("ollama pull --insecure 127.0.0.1:40003/library/all-minilm-l6-v2:latest");
+  });
 });

@@ -13,6 +13,11 @@ export function renderEnvFile(endpoints: TestbedEndpoints): string {
     add("REMRAM_OLLAMA_EMBED_MODEL", endpoints.ollama.embedModel);
     add("REMRAM_OLLAMA_CHAT_MODEL", endpoints.ollama.chatModel);
   }
+  if (endpoints.registry) {
+    add("REMRAM_MODEL_REGISTRY_URL", endpoints.registry.url);
+    add("REMRAM_MODEL_REGISTRY_EMBED_MODEL", endpoints.registry.embedModel);
+    add("REMRAM_MODEL_REGISTRY_CHAT_MODEL", endpoints.registry.chatModel);
+  }
   if (endpoints.kubernetes) {
     add("REMRAM_KUBE_SERVER", endpoints.kubernetes.server);
     add("KUBECONFIG", endpoints.kubernetes.kubeconfig);
@@ -31,6 +36,11 @@ export function renderSummary(endpoints: TestbedEndpoints): string {
   if (endpoints.ollama) {
     rows.push(
       `  Ollama              ${endpoints.ollama.url}  (embed: ${endpoints.ollama.embedModel}, chat: ${endpoints.ollama.chatModel})`,
+    );
+  }
+  if (endpoints.registry) {
+    rows.push(
+      `  model registry      ${endpoints.registry.url}  (blobs from ${endpoints.registry.blobUrl}; ollama pull --insecure ${endpoints.registry.embedModel})`,
     );
   }
   if (endpoints.kubernetes) {

@@ -1,15 +1,37 @@
 import { describe, expect, it } from "vitest";
 import { tokenKubeconfig } from "./backends/containers.js";
-import { selectedBackend, selectedServices } from "./testbed.js";
+import { selectedBackend, selectedServices, servicesToStart } from "./testbed.js";
 
 describe("choosing test-bed services", () => {
   it("starts everything by default and for 'all'", () => {
-    expect(selectedServices(undefined)).toEqual(["opensearch", "ollama", "kubernetes", "node"]);
-    expect(selectedServices("all")).toEqual(["opensearch", "ollama", "kubernetes", "node"]);
+    const all = ["opensearch", "ollama", "registry", "kubernetes", "node"];
+    expect(selectedServices(undefined)).toEqual(all);
+    expect(selectedServices("all")).toEqual(all);
   });
 
   it("narrows to the named services", () => {
     expect(selectedServices("opensearch, ollama")).toEqual(["opensearch", "ollama"]);
+  });
+
+  it("starts kubernetes for the node and ollama for the registry, each once", () => {
+    expect(servicesToStart(["registry"], "processes")).toEqual({
+      names: ["ollama"],
+      realNode: false,
+      withRegistry: true,
+    });
+    expect(servicesToStart(["node", "ollama", "kubernetes", "registry"], "processes")).toEqual({
+      names: ["kubernetes", "ollama"],
+      realNode: true,
+      withRegistry: true,
+    });
+  });
+
+  it("leaves the node and the registry out with the container backend", () => {
+    expect(servicesToStart(["opensearch", "node", "registry"], "containers")).toEqual({
+      names: ["opensearch", "kubernetes", "ollama"],
+      realNode: false,
+      withRegistry: false,
+    });
   });
 
   it("rejects unknown names with the list of known ones", () => {

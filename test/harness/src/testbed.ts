@@ -1,9 +1,11 @@
 import { startK3sContainer, startOllamaContainer, startOpenSearchContainer } from "./backends/containers.js";
 import { startKubernetes } from "./services/kubernetes.js";
+import { startModelRegistry } from "./services/model-registry.js";
 import { startOllama } from "./services/ollama.js";
 import { startOpenSearch } from "./services/opensearch.js";
 import type {
   KubernetesEndpoints,
+  ModelRegistryEndpoints,
   OllamaEndpoints,
   OpenSearchEndpoints,
   RealNodeEndpoints,
@@ -16,6 +18,8 @@ import type {
 export interface TestbedEndpoints {
   opensearch?: OpenSearchEndpoints;
   ollama?: OllamaEndpoints;
+  /** The model registry holding the test-bed models; it is seeded from the ollama service (selecting it selects ollama too). */
+  registry?: ModelRegistryEndpoints;
   kubernetes?: KubernetesEndpoints;
   /** The real node; it joins the kubernetes service's control plane (selecting it selects kubernetes too). */
   node?: RealNodeEndpoints;
@@ -25,11 +29,14 @@ export type TestbedServiceName = keyof TestbedEndpoints;
 export const testbedServiceNames: readonly TestbedServiceName[] = [
   "opensearch",
   "ollama",
+  "registry",
   "kubernetes",
   "node",
 ];
 
-type StartedService = Exclude<TestbedServiceName, "node">;
+/** Services that start on their own; node and registry build on kubernetes and ollama. */
+type StartedService = Exclude<TestbedServiceName, "node" | "registry">;
+type StartedEndpoints = NonNullable<TestbedEndpoints[StartedService]>;
 type Starters = {
   [K in StartedService]: (
     options: StartOptions & { realNode?: boolean },
@@ -82,6 +89,23 @@ export function selectedServices(value = process.env.REMRAM_TESTBED): TestbedSer
 }
 
 /**
+ * What starting `selected` means: the node joins the kubernetes service's control plane and the registry is seeded
+ * from the ollama service, so each brings that service along; the container backend has neither of the two.
+ */
+export function servicesToStart(
+  selected: readonly TestbedServiceName[],
+  backend: TestbedBackend,
+): { names: StartedService[]; realNode: boolean; withRegistry: boolean } {
+  const implied = { node: "kubernetes", registry: "ollama" } as const;
+  const names = selected.map((name) => (name === "node" || name === "registry" ? implied[name] : name));
+  return {
+    names: [...new Set(names)],
+    realNode: backend === "processes" && selected.includes("node"),
+    withRegistry: backend === "processes" && selected.includes("registry"),
+  };
+}
+
+/**
  * Start the selected services in parallel. If any fails, the ones that did start are stopped
  * before the error propagates, so a failed start never leaves processes behind.
  */
@@ -95,23 +119,40 @@ export async function startTestbed(
       "the real node runs with the process backend only (K3s in a container is a node of its own)",
     );
   }
-  const realNode = !containers && selected.includes("node");
-  const names = [...new Set(selected.map((name) => (name === "node" ? "kubernetes" : name)))];
+  if (containers && selected.includes("registry") && options.services !== undefined) {
+    throw new Error(
+      "the model registry runs with the process backend only (an Ollama in a container cannot push to this host's loopback)",
+    );
+  }
+  const { names, realNode, withRegistry } = servicesToStart(
+    selected,
+    containers ? "containers" : "processes",
+  );
   const starters = containers ? containerStarters : processStarters;
   const services: RunningService[] = [];
   const endpoints: TestbedEndpoints = {};
   const failures: string[] = [];
+  const record = async <E>(name: string, start: () => Promise<Started<E>>): Promise<E | undefined> => {
+    try {
+      const service = await start();
+      services.push(service);
+      return service.endpoints;
+    } catch (error) {
+      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  };
   await Promise.all(
     names.map(async (name) => {
-      try {
-        const service = await starters[name]({ ...options, realNode });
-        services.push(service);
-        Object.assign(endpoints, { [name]: service.endpoints });
-        if (name === "kubernetes" && "node" in service.endpoints && service.endpoints.node) {
-          endpoints.node = service.endpoints.node;
-        }
-      } catch (error) {
-        failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+      const started = await record<StartedEndpoints>(name, () => starters[name]({ ...options, realNode }));
+      if (started === undefined) return;
+      Object.assign(endpoints, { [name]: started });
+      if ("node" in started && started.node) endpoints.node = started.node;
+      // The registry is seeded from the running Ollama, so it starts once Ollama is up (beside the others).
+      if (name === "ollama" && withRegistry && endpoints.ollama) {
+        const ollama = endpoints.ollama;
+        const registry = await record("registry", () => startModelRegistry({ ...options, ollama }));
+        if (registry !== undefined) endpoints.registry = registry;
       }
     }),
   );

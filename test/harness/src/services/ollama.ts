@@ -13,7 +13,10 @@ export const ollamaModelsDir = join(cacheDir, "ollama-models");
 const installHint = "run `bash hack/install-ollama.sh` (or `make setup`)";
 
 export interface StartOllamaOptions extends StartOptions {
-  /** Models directory to serve; defaults to the installer's. The server only reads it. */
+  /**
+   * Models directory to serve; defaults to the installer's. The server only reads it, but for the model registry's
+   * seed (model-registry.ts): a second name for each model while it is pushed, deleted again.
+   */
   modelsDir?: string;
 }
 

@@ -28,6 +28,18 @@ export interface OllamaEndpoints {
   chatModel: string;
 }
 
+/** The test bed's model registry: Ollama pulls the test-bed models from it as it would from a real registry. */
+export interface ModelRegistryEndpoints {
+  /** Registry API root as pullers name it (plain HTTP, no auth), e.g. http://127.0.0.1:41237 */
+  url: string;
+  /** Root of the static server that the registry redirects blob downloads to, e.g. http://localhost:41238/ */
+  blobUrl: string;
+  /** The embedding model as `ollama pull` names it here, e.g. 127.0.0.1:41237/library/all-minilm-l6-v2:latest */
+  embedModel: string;
+  /** The chat model, named the same way. Pulls need Ollama's insecure flag (plain HTTP). */
+  chatModel: string;
+}
+
 export interface KubernetesEndpoints {
   /** https URL of kube-apiserver. */
   server: string;
