@@ -1,11 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { tokenKubeconfig } from "./backends/containers.js";
-import { selectedBackend, selectedServices } from "./testbed.js";
+import { selectedBackend, selectedServices, startTestbed } from "./testbed.js";
 
 describe("choosing test-bed services", () => {
   it("starts everything by default and for 'all'", () => {
-    expect(selectedServices(undefined)).toEqual(["opensearch", "ollama", "kubernetes", "node"]);
-    expect(selectedServices("all")).toEqual(["opensearch", "ollama", "kubernetes", "node"]);
+    const everything = ["opensearch", "ollama", "kubernetes", "node", "podman"];
+    expect(selectedServices(undefined)).toEqual(everything);
+    expect(selectedServices("all")).toEqual(everything);
   });
 
   it("narrows to the named services", () => {
@@ -23,6 +24,15 @@ describe("choosing the test-bed backend", () => {
   it("defaults to local processes", () => {
     expect(selectedBackend(undefined)).toBe("processes");
     expect(selectedBackend("")).toBe("processes");
+  });
+
+  it("refuses the podman service with containers, where the Docker engine serves testcontainers", async () => {
+    vi.stubEnv("REMRAM_TESTBED_BACKEND", "containers");
+    try {
+      await expect(startTestbed({ services: ["podman"] })).rejects.toThrow(/process backend only/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("accepts containers and rejects anything else clearly", () => {

@@ -2,10 +2,12 @@ import { startK3sContainer, startOllamaContainer, startOpenSearchContainer } fro
 import { startKubernetes } from "./services/kubernetes.js";
 import { startOllama } from "./services/ollama.js";
 import { startOpenSearch } from "./services/opensearch.js";
+import { startPodman } from "./services/podman/index.js";
 import type {
   KubernetesEndpoints,
   OllamaEndpoints,
   OpenSearchEndpoints,
+  PodmanEndpoints,
   RealNodeEndpoints,
   RunningService,
   Started,
@@ -19,6 +21,8 @@ export interface TestbedEndpoints {
   kubernetes?: KubernetesEndpoints;
   /** The real node; it joins the kubernetes service's control plane (selecting it selects kubernetes too). */
   node?: RealNodeEndpoints;
+  /** podman's Docker-compatible API in a network namespace of its own, for suites that use testcontainers. */
+  podman?: PodmanEndpoints;
 }
 
 export type TestbedServiceName = keyof TestbedEndpoints;
@@ -27,6 +31,7 @@ export const testbedServiceNames: readonly TestbedServiceName[] = [
   "ollama",
   "kubernetes",
   "node",
+  "podman",
 ];
 
 type StartedService = Exclude<TestbedServiceName, "node">;
@@ -41,10 +46,14 @@ const processStarters: Starters = {
   opensearch: startOpenSearch,
   ollama: startOllama,
   kubernetes: startKubernetes,
+  podman: startPodman,
 };
 
-/** testcontainers, for machines with a Docker engine (see backends/containers.ts for the differences). */
-const containerStarters: Starters = {
+/**
+ * testcontainers, for machines with a Docker engine (see backends/containers.ts for the differences). There the
+ * engine itself serves testcontainers: no podman service.
+ */
+const containerStarters: Omit<Starters, "podman"> = {
   opensearch: startOpenSearchContainer,
   ollama: startOllamaContainer,
   kubernetes: startK3sContainer,
@@ -95,16 +104,26 @@ export async function startTestbed(
       "the real node runs with the process backend only (K3s in a container is a node of its own)",
     );
   }
+  if (containers && selected.includes("podman") && options.services !== undefined) {
+    throw new Error(
+      "the podman service runs with the process backend only (the containers backend's Docker engine serves testcontainers)",
+    );
+  }
   const realNode = !containers && selected.includes("node");
+  const starters: Partial<Starters> = containers ? containerStarters : processStarters;
   const names = [...new Set(selected.map((name) => (name === "node" ? "kubernetes" : name)))];
-  const starters = containers ? containerStarters : processStarters;
+  // A service the backend has no starter for (podman with containers) is left out of the default selection.
+  const chosen = names.flatMap((name) => {
+    const start = starters[name];
+    return start === undefined ? [] : [{ name, start }];
+  });
   const services: RunningService[] = [];
   const endpoints: TestbedEndpoints = {};
   const failures: string[] = [];
   await Promise.all(
-    names.map(async (name) => {
+    chosen.map(async ({ name, start }) => {
       try {
-        const service = await starters[name]({ ...options, realNode });
+        const service = await start({ ...options, realNode });
         services.push(service);
         Object.assign(endpoints, { [name]: service.endpoints });
         if (name === "kubernetes" && "node" in service.endpoints && service.endpoints.node) {
@@ -115,11 +134,24 @@ export async function startTestbed(
       }
     }),
   );
+  // Every service is stopped even when one's stop fails (a teardown check); the failures are reported together.
   const stop = async (): Promise<void> => {
-    await Promise.all(services.map((service) => service.stop()));
+    const results = await Promise.allSettled(services.map((service) => service.stop()));
+    const errors = results.flatMap((result) =>
+      result.status === "rejected" ? [result.reason as unknown] : [],
+    );
+    if (errors.length > 0) {
+      throw new Error(
+        errors.map((error) => (error instanceof Error ? error.message : String(error))).join("\n"),
+      );
+    }
   };
   if (failures.length > 0) {
-    await stop();
+    await stop().catch((error: unknown) => {
+      failures.push(
+        `stopping the started services: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
     throw new Error(`test bed failed to start:\n${failures.join("\n")}`);
   }
   return { endpoints, services, stop };
