@@ -23,7 +23,7 @@ deps: ## Install Node and the npm workspaces only (enough for lint and unit test
 	bash hack/install-node.sh
 	bash hack/install-npm-deps.sh
 
-test: setup ## Setup, then every check: lint + types, unit tier, integration tier against the real test bed
+test: images ## Setup and images, then every check: lint + types, unit tier, integration tier against the real test bed
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory test-unit
 	$(MAKE) --no-print-directory test-integration
@@ -49,11 +49,11 @@ typecheck: deps ## Strict TypeScript over every package, tests and benchmarks in
 crds: deps ## Regenerate crds/*.yaml and the chart's copies from the zod schemas in operator/src/api
 	npm run --silent crds -w operator
 
-demo: setup ## The appliance lab: test bed, Cortex and the operator reconciling an appliance (stop: `make infra-down`)
+demo: images ## The appliance lab: test bed, Cortex and the operator reconciling an appliance (stop: `make infra-down`)
 	tsx test/harness/src/cli.ts up --demo
 	tsx hack/lab/demo.ts
 
-infra-up: setup ## Start the test bed in the background; endpoints go to .remram/env
+infra-up: images ## Start the test bed in the background (podman's service reads the images); endpoints go to .remram/env
 	tsx test/harness/src/cli.ts up
 
 infra-down: ## Stop everything infra-up started, by PID
