@@ -10,6 +10,8 @@ import { envFile, logDir, pidDir, stateDir } from "./paths.js";
 import { isAlive, stopAllRecorded } from "./process.js";
 import { nodeLeftovers, teardownNode } from "./services/node/host.js";
 import { nodeDir, nodeSysctlFile } from "./services/node/index.js";
+import { podmanLeftovers, teardownPodman } from "./services/podman/host.js";
+import { podmanDir } from "./services/podman/index.js";
 import { renderEnvFile, renderSummary } from "./summary.js";
 import { selectedServices, startTestbed, type TestbedEndpoints } from "./testbed.js";
 
@@ -60,11 +62,21 @@ async function up(demo: boolean): Promise<void> {
 }
 
 async function down(): Promise<void> {
-  // The real node first: its pods' processes, mounts, namespace and kernel settings are not in the PID files.
-  await teardownNode(nodeDir, nodeSysctlFile);
-  const stopped = await stopAllRecorded();
-  const left = await nodeLeftovers(nodeDir, nodeSysctlFile);
-  if (left.length > 0) throw new Error(`the real node left behind:\n  ${left.join("\n  ")}`);
+  // The real node and the podman service first: their containers, mounts, namespaces and kernel settings are not
+  // in the PID files. The node's namespace is one per machine: without this checkout's node state (written before
+  // the namespace and removed after it), a node there is another checkout's and is left alone.
+  const nodeHere = existsSync(nodeDir) || existsSync(nodeSysctlFile);
+  if (nodeHere) await teardownNode(nodeDir, nodeSysctlFile);
+  const podmanHere = existsSync(podmanDir);
+  const podmanLeft = await teardownPodman(podmanDir);
+  const stopped = [
+    ...(podmanHere ? [`podman service (its containers, namespace and ${podmanDir})`] : []),
+    ...(await stopAllRecorded()),
+  ];
+  const nodeLeft = nodeHere ? await nodeLeftovers(nodeDir, nodeSysctlFile) : [];
+  if (nodeLeft.length > 0) throw new Error(`the real node left behind:\n  ${nodeLeft.join("\n  ")}`);
+  const left = [...podmanLeft, ...(await podmanLeftovers(podmanDir))];
+  if (left.length > 0) throw new Error(`the podman service left behind:\n  ${left.join("\n  ")}`);
   for (const file of [envFile, endpointsFile, join(stateDir, "testbed.pids")]) rmSync(file, { force: true });
   console.log(stopped.length === 0 ? "Nothing was running." : `Stopped: ${stopped.join(", ")}`);
   console.log(`(PID files: ${pidDir})`);

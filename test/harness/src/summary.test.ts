@@ -23,6 +23,31 @@ describe("the test bed's env file", () => {
   });
 });
 
+describe("the podman service's lines", () => {
+  const podman = {
+    socket: "/repo/.remram/run/podman/podman.sock",
+    dockerHost: "unix:///repo/.remram/run/podman/podman.sock",
+    host: "10.199.1.2",
+    namespace: "remram-podman",
+    network: "remram-podman",
+  };
+
+  it("give testcontainers the socket, the namespace's address and no Ryuk", () => {
+    const text = renderEnvFile({ podman });
+    expect(text.split("\n").filter((line) => !line.startsWith("#") && line !== "")).toEqual([
+      "DOCKER_HOST=unix:///repo/.remram/run/podman/podman.sock",
+      "TESTCONTAINERS_HOST_OVERRIDE=10.199.1.2",
+      "TESTCONTAINERS_RYUK_DISABLED=true",
+    ]);
+  });
+
+  it("name the socket and the namespace in the summary", () => {
+    const summary = renderSummary({ podman });
+    expect(summary).toContain("unix:///repo/.remram/run/podman/podman.sock");
+    expect(summary).toContain("network namespace remram-podman");
+  });
+});
+
 describe("the demo summary", () => {
   it("names every running service with its address and how to stop it", () => {
     const summary = renderSummary({

@@ -22,6 +22,12 @@ export function renderEnvFile(endpoints: TestbedEndpoints): string {
     add("REMRAM_KUBE_SERVER", endpoints.kubernetes.server);
     add("KUBECONFIG", endpoints.kubernetes.kubeconfig);
   }
+  if (endpoints.podman) {
+    // What testcontainers (and the docker CLI) read: the podman service, its namespace's address, no Ryuk.
+    add("DOCKER_HOST", endpoints.podman.dockerHost);
+    add("TESTCONTAINERS_HOST_OVERRIDE", endpoints.podman.host);
+    add("TESTCONTAINERS_RYUK_DISABLED", "true");
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -49,6 +55,11 @@ export function renderSummary(endpoints: TestbedEndpoints): string {
   if (endpoints.node) {
     rows.push(
       `  real node           ${endpoints.node.name} at ${endpoints.node.ip} (network namespace ${endpoints.node.namespace}; pods ${endpoints.node.podCidr}, DNS ${endpoints.node.clusterDns})`,
+    );
+  }
+  if (endpoints.podman) {
+    rows.push(
+      `  podman (Docker API)  ${endpoints.podman.dockerHost}  (network namespace ${endpoints.podman.namespace}; published ports on ${endpoints.podman.host})`,
     );
   }
   return [

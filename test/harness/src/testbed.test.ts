@@ -1,10 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { tokenKubeconfig } from "./backends/containers.js";
-import { selectedBackend, selectedServices, servicesToStart } from "./testbed.js";
+import { selectedBackend, selectedServices, servicesToStart, startTestbed } from "./testbed.js";
 
 describe("choosing test-bed services", () => {
   it("starts everything by default and for 'all'", () => {
-    const all = ["opensearch", "ollama", "registry", "kubernetes", "node"];
+    const all = ["opensearch", "ollama", "registry", "kubernetes", "node", "podman"];
     expect(selectedServices(undefined)).toEqual(all);
     expect(selectedServices("all")).toEqual(all);
   });
@@ -45,6 +45,15 @@ describe("choosing the test-bed backend", () => {
   it("defaults to local processes", () => {
     expect(selectedBackend(undefined)).toBe("processes");
     expect(selectedBackend("")).toBe("processes");
+  });
+
+  it("refuses the podman service with containers, where the Docker engine serves testcontainers", async () => {
+    vi.stubEnv("REMRAM_TESTBED_BACKEND", "containers");
+    try {
+      await expect(startTestbed({ services: ["podman"] })).rejects.toThrow(/process backend only/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("accepts containers and rejects anything else clearly", () => {

@@ -3,11 +3,13 @@ import { startKubernetes } from "./services/kubernetes.js";
 import { startModelRegistry } from "./services/model-registry.js";
 import { startOllama } from "./services/ollama.js";
 import { startOpenSearch } from "./services/opensearch.js";
+import { startPodman } from "./services/podman/index.js";
 import type {
   KubernetesEndpoints,
   ModelRegistryEndpoints,
   OllamaEndpoints,
   OpenSearchEndpoints,
+  PodmanEndpoints,
   RealNodeEndpoints,
   RunningService,
   Started,
@@ -23,6 +25,8 @@ export interface TestbedEndpoints {
   kubernetes?: KubernetesEndpoints;
   /** The real node; it joins the kubernetes service's control plane (selecting it selects kubernetes too). */
   node?: RealNodeEndpoints;
+  /** podman's Docker-compatible API in a network namespace of its own, for suites that use testcontainers. */
+  podman?: PodmanEndpoints;
 }
 
 export type TestbedServiceName = keyof TestbedEndpoints;
@@ -32,6 +36,7 @@ export const testbedServiceNames: readonly TestbedServiceName[] = [
   "registry",
   "kubernetes",
   "node",
+  "podman",
 ];
 
 /** Services that start on their own; node and registry build on kubernetes and ollama. */
@@ -48,10 +53,14 @@ const processStarters: Starters = {
   opensearch: startOpenSearch,
   ollama: startOllama,
   kubernetes: startKubernetes,
+  podman: startPodman,
 };
 
-/** testcontainers, for machines with a Docker engine (see backends/containers.ts for the differences). */
-const containerStarters: Starters = {
+/**
+ * testcontainers, for machines with a Docker engine (see backends/containers.ts for the differences). There the
+ * engine itself serves testcontainers: no podman service.
+ */
+const containerStarters: Omit<Starters, "podman"> = {
   opensearch: startOpenSearchContainer,
   ollama: startOllamaContainer,
   kubernetes: startK3sContainer,
@@ -90,7 +99,7 @@ export function selectedServices(value = process.env.REMRAM_TESTBED): TestbedSer
 
 /**
  * What starting `selected` means: the node joins the kubernetes service's control plane and the registry is seeded
- * from the ollama service, so each brings that service along; the container backend has neither of the two.
+ * from the ollama service, so each brings that service along; the container backend has neither of the two, nor podman.
  */
 export function servicesToStart(
   selected: readonly TestbedServiceName[],
@@ -99,7 +108,8 @@ export function servicesToStart(
   const implied = { node: "kubernetes", registry: "ollama" } as const;
   const names = selected.map((name) => (name === "node" || name === "registry" ? implied[name] : name));
   return {
-    names: [...new Set(names)],
+    // With the container backend the Docker engine serves testcontainers itself: no podman service.
+    names: [...new Set(names)].filter((name) => backend === "processes" || name !== "podman"),
     realNode: backend === "processes" && selected.includes("node"),
     withRegistry: backend === "processes" && selected.includes("registry"),
   };
@@ -124,11 +134,16 @@ export async function startTestbed(
       "the model registry runs with the process backend only (an Ollama in a container cannot push to this host's loopback)",
     );
   }
+  if (containers && selected.includes("podman") && options.services !== undefined) {
+    throw new Error(
+      "the podman service runs with the process backend only (the containers backend's Docker engine serves testcontainers)",
+    );
+  }
   const { names, realNode, withRegistry } = servicesToStart(
     selected,
     containers ? "containers" : "processes",
   );
-  const starters = containers ? containerStarters : processStarters;
+  const starters: Partial<Starters> = containers ? containerStarters : processStarters;
   const services: RunningService[] = [];
   const endpoints: TestbedEndpoints = {};
   const failures: string[] = [];
@@ -144,7 +159,12 @@ export async function startTestbed(
   };
   await Promise.all(
     names.map(async (name) => {
-      const started = await record<StartedEndpoints>(name, () => starters[name]({ ...options, realNode }));
+      const start = starters[name];
+      if (start === undefined) {
+        failures.push(`${name}: no starter with this backend`);
+        return;
+      }
+      const started = await record<StartedEndpoints>(name, () => start({ ...options, realNode }));
       if (started === undefined) return;
       Object.assign(endpoints, { [name]: started });
       if ("node" in started && started.node) endpoints.node = started.node;
@@ -156,11 +176,24 @@ export async function startTestbed(
       }
     }),
   );
+  // Every service is stopped even when one's stop fails (a teardown check); the failures are reported together.
   const stop = async (): Promise<void> => {
-    await Promise.all(services.map((service) => service.stop()));
+    const results = await Promise.allSettled(services.map((service) => service.stop()));
+    const errors = results.flatMap((result) =>
+      result.status === "rejected" ? [result.reason as unknown] : [],
+    );
+    if (errors.length > 0) {
+      throw new Error(
+        errors.map((error) => (error instanceof Error ? error.message : String(error))).join("\n"),
+      );
+    }
   };
   if (failures.length > 0) {
-    await stop();
+    await stop().catch((error: unknown) => {
+      failures.push(
+        `stopping the started services: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
     throw new Error(`test bed failed to start:\n${failures.join("\n")}`);
   }
   return { endpoints, services, stop };

@@ -80,6 +80,20 @@ export interface RealNodeEndpoints {
   tolerations: { key: string; operator: "Exists" }[];
 }
 
+/** podman's Docker-compatible API, for testcontainers (see services/podman/testcontainers.ts). */
+export interface PodmanEndpoints {
+  /** The API's unix socket. */
+  socket: string;
+  /** DOCKER_HOST for testcontainers: unix://<socket>. */
+  dockerHost: string;
+  /** Where published container ports are reached: the service's end of its veth, inside its network namespace. */
+  host: string;
+  /** The network namespace the service and its bridge run in. */
+  namespace: string;
+  /** The bridge network containers join by default; container-to-container traffic uses addresses on it. */
+  network: string;
+}
+
 export interface OpenClawEndpoints {
   /** Gateway HTTP root, e.g. http://127.0.0.1:41236 */
   url: string;
