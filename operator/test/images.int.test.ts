@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { binPath, repoRoot, runDir } from "../../test/harness/src/paths.js";
 import { kubectl as runKubectl } from "../../test/harness/src/services/kubectl.js";
+import { pullModel } from "../../test/harness/src/services/ollama-transfer.js";
 import { pinned } from "../../test/harness/src/versions.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { remramApplianceSpec } from "../src/api/v1alpha1/remram-appliance.js";
@@ -132,7 +133,10 @@ const ollama = component({
   volumes: [emptyDir("models"), emptyDir("tmp")],
 });
 
-const embedModel = pinned("EMBED_MODEL_NAME");
+const modelRegistry = node.modelRegistry;
+if (modelRegistry === undefined) throw new Error("this suite needs the registry service beside the node");
+// Cortex names the model as the pod's Ollama knows it once pulled: by its registry reference, as on a box.
+const embedModel = modelRegistry.embedModel;
 const chatModel = pinned("CHAT_MODEL_NAME");
 
 const cortex = component({
@@ -378,7 +382,26 @@ describe("the images built here, as pods on the real node", () => {
     expect(await response.json()).toEqual({ version: pinned("OLLAMA_VERSION") });
   });
 
-  it("run Cortex, ready against OpenSearch by Service name, with its API behind its token", async () => {
+  it("run Ollama that pulls its embedding model from the test bed's registry by Service name", async () => {
+    const ollamaUrl = `http://${await clusterIp("ollama")}:11434`;
+    const lines = await pullModel({ ollamaUrl, model: modelRegistry.embedModel, timeoutMs: 120_000 });
+    // Streamed progress per blob, downloaded from the blob server the registry redirected the pod to.
+    expect(lines.some((line) => line.status?.startsWith("pulling ") && line.completed === line.total)).toBe(
+      true,
+    );
+    expect(lines.map((line) => line.status)).toEqual(
+      expect.arrayContaining(["verifying sha256 digest", "success"]),
+    );
+    const embedding = await fetch(`${ollamaUrl}/api/embed`, {
+      method: "POST",
+      body: JSON.stringify({ model: modelRegistry.embedModel, input: "the box in the hallway" }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const { embeddings } = (await embedding.json()) as { embeddings: number[][] };
+    expect(embeddings[0]).toHaveLength(384);
+  });
+
+  it("run Cortex, ready against OpenSearch and Ollama by Service name, with its API behind its token", async () => {
     const ready = await waitFor(
       async () => {
         const response = await getThroughService("cortex", 8080, "/readyz");
@@ -388,7 +411,7 @@ describe("the images built here, as pods on the real node", () => {
       },
       { what: "Cortex ready through its Service", timeoutMs: 60_000, intervalMs: 1_000 },
     );
-    expect(ready.checks.opensearch).toBe(true);
+    expect(ready.checks).toEqual({ opensearch: true, indices: true, embeddingModel: "present" });
     const anonymous = await getThroughService("cortex", 8080, "/dimensions");
     expect(anonymous.status).toBe(401);
   });

@@ -1,6 +1,7 @@
 import { startK3sContainer, startOllamaContainer, startOpenSearchContainer } from "./backends/containers.js";
 import { startKubernetes } from "./services/kubernetes.js";
 import { startModelRegistry } from "./services/model-registry.js";
+import { startNodeModelRegistry } from "./services/node/model-registry.js";
 import { startOllama } from "./services/ollama.js";
 import { startOpenSearch } from "./services/opensearch.js";
 import { startPodman } from "./services/podman/index.js";
@@ -176,6 +177,14 @@ export async function startTestbed(
       }
     }),
   );
+  // The node's pods pull from a registry instance of their own, on the node's veth (docs/testbed-models.md).
+  const { node, ollama, kubernetes } = endpoints;
+  if (realNode && withRegistry && node && ollama && kubernetes) {
+    const registry = await record("registry for the node", () =>
+      startNodeModelRegistry({ ...options, ollama, kubeconfig: kubernetes.kubeconfig }),
+    );
+    if (registry !== undefined) endpoints.node = { ...node, modelRegistry: registry };
+  }
   // Every service is stopped even when one's stop fails (a teardown check); the failures are reported together.
   const stop = async (): Promise<void> => {
     const results = await Promise.allSettled(services.map((service) => service.stop()));

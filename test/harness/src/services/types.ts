@@ -78,6 +78,8 @@ export interface RealNodeEndpoints {
   /** What a real-node pod needs to land there (and nowhere else): the node's label and its taint's toleration. */
   nodeSelector: Record<string, string>;
   tolerations: { key: string; operator: "Exists" }[];
+  /** The model registry as pods name it (through a Service), when the registry service runs too. */
+  modelRegistry?: ModelRegistryEndpoints;
 }
 
 /** podman's Docker-compatible API, for testcontainers (see services/podman/testcontainers.ts). */
