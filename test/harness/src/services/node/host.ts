@@ -50,6 +50,16 @@ function restoreSysctls(file: string): void {
 
 export const namespaceExists = (): boolean => existsSync(`/run/netns/${nodeNetwork.namespace}`);
 
+/** The checkout whose node holds the namespace: its node directory, kept as the alias of the host's veth. */
+export function nodeOwner(): string | undefined {
+  try {
+    const alias = readFileSync(`/sys/class/net/${nodeNetwork.hostVeth}/ifalias`, "utf8").trim();
+    return alias === "" ? undefined : alias;
+  } catch {
+    return undefined;
+  }
+}
+
 async function namespacePids(): Promise<number[]> {
   if (!namespaceExists()) return [];
   const { stdout } = await run("ip", ["netns", "pids", nodeNetwork.namespace]);

@@ -29,7 +29,7 @@ import {
   renderKubeProxyConfig,
   renderNodeKubeconfig,
 } from "./config.js";
-import { namespaceExists, saveSysctls, teardownNode } from "./host.js";
+import { namespaceExists, nodeOwner, saveSysctls, teardownNode } from "./host.js";
 import { appArchives, imageTagged, importImages, nodePartArchives, readAppImages } from "./images.js";
 
 const run = promisify(execFile);
@@ -88,6 +88,13 @@ async function checkNodeHost(): Promise<void> {
   if (!existsSync("/sys/fs/cgroup/memory") && !existsSync("/sys/fs/cgroup/cgroup.controllers")) {
     throw new Error("no memory cgroup is mounted under /sys/fs/cgroup: the kubelet cannot run pods here");
   }
+  // Another checkout's node (live, or crashed and not cleaned up there): starting would tear it down.
+  const owner = nodeOwner();
+  if (namespaceExists() && owner !== undefined && owner !== nodeDir) {
+    throw new Error(
+      `network namespace ${nodeNetwork.namespace} belongs to the node of ${owner}: stop it there (make infra-down), or, if that run is gone, \`ip netns delete ${nodeNetwork.namespace}\``,
+    );
+  }
   // A containerd we did not start owns the default socket: its shims share /run/containerd with ours.
   if (existsSync("/run/containerd/containerd.sock") && !namespaceExists()) {
     throw new Error(
@@ -106,6 +113,8 @@ async function createNetwork(): Promise<void> {
   await run("ip", ["netns", "add", namespace]);
   await run("ip", ["link", "add", hostVeth, "type", "veth", "peer", "name", nodeVeth, "netns", namespace]);
   await run("ip", ["addr", "add", `${hostIp}/${prefixLength}`, "dev", hostVeth]);
+  // One node per machine: the alias tells another checkout whose node this is (see checkNodeHost).
+  await run("ip", ["link", "set", hostVeth, "alias", nodeDir]);
   await run("ip", ["link", "set", hostVeth, "up"]);
   await nsenter(["ip", "link", "set", "lo", "up"]);
   await nsenter(["ip", "addr", "add", `${nodeIp}/${prefixLength}`, "dev", nodeVeth]);
