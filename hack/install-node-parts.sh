@@ -3,13 +3,14 @@
 # here: the Go module proxy refuses github.com/k3s-io/k3s). No release download, image registry or Docker engine:
 #
 #   containerd runc containernetworking-plugins iptables ipset   Debian packages (apt-get, only what is missing)
-#   conntrack socat busybox-static gcc libc6-dev
+#   conntrack socat busybox-static gcc libc6-dev patch
 #   kubelet, kube-proxy            $REMRAM_BIN   wrapper module hack/go/kubernetes, like the control plane
 #   coredns                        $REMRAM_BIN   go install github.com/coredns/coredns@v$COREDNS_VERSION
 #   local-path-provisioner         $REMRAM_BIN   go install github.com/rancher/local-path-provisioner@v...
 #   kube-router                    $REMRAM_BIN   go build inside a copy of its module (go install is refused)
+#   traefik                        $REMRAM_BIN   go build inside a patched copy of its module (hack/node/traefik)
 #   pause                          $REMRAM_BIN   gcc, from build/pause/linux/pause.c of the k8s.io/kubernetes module
-#   {pause,busybox,coredns,local-path-provisioner}.tar   $REMRAM_CACHE/images, single-layer docker-archive images
+#   {pause,busybox,coredns,local-path-provisioner,traefik}.tar   $REMRAM_CACHE/images, single-layer docker-archive images
 #                                  packed by hack/node/mkimage.py; load with `ctr -n k8s.io images import`
 #
 # Each part has its own stamp (node-*), so a re-run with nothing changed only checks stamps. The Go binaries are
@@ -21,9 +22,9 @@ source "$HACK_DIR/kube-build.sh"
 images_dir="$REMRAM_CACHE/images"
 mkimage="$HACK_DIR/node/mkimage.py"
 # gcc and libc6-dev build the static pause binary; conntrack lets kube-proxy clear stale UDP entries; socat relays
-# TCP into the node's network namespace; busybox-static is the test and helper image.
+# TCP into the node's network namespace; busybox-static is the test and helper image; patch applies Traefik's patches.
 debian_packages=(containerd runc containernetworking-plugins iptables ipset conntrack socat busybox-static
-  gcc libc6-dev)
+  gcc libc6-dev patch)
 # The checksum database has no entry for kube-router/v2 (its lookup answers 404), so the download needs GONOSUMDB and
 # nothing verifies the zip: pin its hash here (`go mod download -json` prints it as "Sum").
 declare -A kube_router_sums=([2.1.0]="h1:xWsptKtmZ44L+NjwFKoFAFlVdxCz8fka9A/eYJe95Ok=")
@@ -138,6 +139,39 @@ build_kube_router() {
   write_stamp node-kube-router "$(kube_router_fingerprint)"
 }
 
+# The ingress controller k3s ships. Its module does not build as published; each patch in hack/node/traefik says why
+# it is needed. The checksum database verifies the download, so the patches always meet the same source.
+traefik_patches=("$HACK_DIR"/node/traefik/*.patch)
+traefik_fingerprint() { printf '%s %s' "$TRAEFIK_VERSION" "$(cat "${traefik_patches[@]}" | sha256sum | cut -c1-16)"; }
+
+build_traefik() {
+  local module="github.com/traefik/traefik/v3" fields dir info src patch build_date reported
+  log "building traefik v$TRAEFIK_VERSION (go build in a patched copy of its module, about 4 min and 3 GB of memory cold)"
+  fields="$(go mod download -json "$module@v$TRAEFIK_VERSION" \
+    | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("Dir",""), d.get("Info",""))')" \
+    || die "could not download $module@v$TRAEFIK_VERSION from the Go module proxy"
+  read -r dir info <<<"$fields"
+  src="$(mktemp -d)"
+  cp -R "$dir/." "$src/"
+  chmod -R u+w "$src"
+  for patch in "${traefik_patches[@]}"; do
+    patch --forward --batch --fuzz=0 --quiet -p1 -d "$src" <"$patch" \
+      || die "$patch no longer applies to traefik v$TRAEFIK_VERSION (source copy kept in $src): rework it against" \
+        "that version, or delete it if the module now builds without it"
+  done
+  build_date="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["Time"])' "$info")"
+  # Version and BuildDate as its Makefile sets them (BuildDate: the tag's publication time, for identical rebuilds).
+  ( cd "$src" && CGO_ENABLED=0 nice -n 10 go build \
+    -ldflags "-s -w -X $module/pkg/version.Version=v$TRAEFIK_VERSION -X $module/pkg/version.BuildDate=$build_date" \
+    -o "$src/traefik.bin" ./cmd/traefik ) || die "go build of traefik failed (patched source copy kept in $src)"
+  require_static "$src/traefik.bin"
+  reported="$("$src/traefik.bin" version)"
+  grep -qE "^Version: +v$TRAEFIK_VERSION$" <<<"$reported" || die "the built traefik reports '$reported', expected v$TRAEFIK_VERSION"
+  mv -f "$src/traefik.bin" "$REMRAM_BIN/traefik"
+  rm -rf "$src"
+  write_stamp node-traefik "$(traefik_fingerprint)"
+}
+
 pause_source() {
   local dir
   dir="$(go mod download -json "k8s.io/kubernetes@v$KUBERNETES_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"
@@ -166,6 +200,14 @@ build_pause() {
 # Rootfs recipes, one per image: each fills the folder given as $1 (umask 022, owner and times are reset by mkimage).
 rootfs_pause() { install -m 0755 "$REMRAM_BIN/pause" "$1/pause"; }
 rootfs_coredns() { install -m 0755 "$REMRAM_BIN/coredns" "$1/coredns"; }
+# Traefik runs as 65532 (the user of k3s's Traefik chart), named in /etc/passwd for tools that look it up.
+rootfs_traefik() {
+  install -D -m 0755 "$REMRAM_BIN/traefik" "$1/usr/local/bin/traefik"
+  mkdir -p "$1/etc" "$1/tmp"
+  chmod 1777 "$1/tmp"
+  printf 'root:x:0:0:root:/root:/sbin/nologin\ntraefik:x:65532:65532:traefik:/nonexistent:/sbin/nologin\n' >"$1/etc/passwd"
+  printf 'root:x:0:\ntraefik:x:65532:\n' >"$1/etc/group"
+}
 rootfs_local_path_provisioner() { install -D -m 0755 "$REMRAM_BIN/local-path-provisioner" "$1/usr/bin/local-path-provisioner"; }
 # What `busybox --install -s` does, without a chroot: one symlink per applet at its usual path. The users are the
 # ones test pods and local-path-provisioner's helper pods run as.
@@ -205,7 +247,7 @@ build_image() {
 }
 
 require_cmd dpkg-query "the node's runtime parts are Debian packages (Debian or Ubuntu)"
-require_cmd go "kubelet, kube-proxy, coredns, local-path-provisioner and kube-router are built from Go modules (go >= 1.26)"
+require_cmd go "kubelet, kube-proxy, coredns, local-path-provisioner, kube-router and traefik are built from Go modules (go >= 1.26)"
 require_cmd python3 "reads 'go mod download -json' output and packs the images"
 started=$SECONDS
 
@@ -236,6 +278,12 @@ else
   timed build_kube_router
 fi
 
+if stamp_matches node-traefik "$(traefik_fingerprint)" && [ -x "$REMRAM_BIN/traefik" ]; then
+  log "traefik v$TRAEFIK_VERSION already built"
+else
+  timed build_traefik
+fi
+
 if stamp_matches node-pause "$(pause_fingerprint)" && [ -x "$REMRAM_BIN/pause" ]; then
   log "pause $PAUSE_VERSION already built"
 else
@@ -256,6 +304,9 @@ build_image coredns "localhost/coredns:$COREDNS_VERSION" '{"Entrypoint":["/cored
 build_image local-path-provisioner "localhost/local-path-provisioner:v$LOCAL_PATH_PROVISIONER_VERSION" \
   '{"Entrypoint":["local-path-provisioner"],"Env":['"$path_env"']}' \
   rootfs_local_path_provisioner "$REMRAM_BIN/local-path-provisioner"
+build_image traefik "localhost/traefik:v$TRAEFIK_VERSION" \
+  '{"Entrypoint":["/usr/local/bin/traefik"],"User":"65532:65532","ExposedPorts":{"8000/tcp":{},"8443/tcp":{}}}' \
+  rootfs_traefik "$REMRAM_BIN/traefik"
 
-log "node parts ready in $((SECONDS - started))s: kubelet kube-proxy coredns local-path-provisioner kube-router pause" \
-  "in $REMRAM_BIN, images in $images_dir"
+log "node parts ready in $((SECONDS - started))s: kubelet kube-proxy coredns local-path-provisioner kube-router traefik" \
+  "pause in $REMRAM_BIN, images in $images_dir"

@@ -74,12 +74,26 @@ export interface RealNodeEndpoints {
   namespace: string;
   containerdSocket: string;
   /** Images imported into the node's containerd, by role (pods use them with imagePullPolicy: Never). */
-  images: { coredns: string; localPath: string; busybox: string; app: AppImages };
+  images: { coredns: string; localPath: string; busybox: string; traefik: string; app: AppImages };
+  /** The ingress controller (Traefik, as k3s ships it) on the node's address. */
+  ingress: IngressEndpoints;
   /** What a real-node pod needs to land there (and nowhere else): the node's label and its taint's toleration. */
   nodeSelector: Record<string, string>;
   tolerations: { key: string; operator: "Exists" }[];
   /** The model registry as pods name it (through a Service), when the registry service runs too. */
   modelRegistry?: ModelRegistryEndpoints;
+}
+
+/** Traefik's entrypoints on the real node's address (ports 80 and 443), for Ingresses of its class. */
+export interface IngressEndpoints {
+  /** The `web` entrypoint: http://<node IP> (port 80); route by the Host header. */
+  http: string;
+  /** The `websecure` entrypoint: https://<node IP> (port 443), certificates from the Ingresses' TLS Secrets. */
+  https: string;
+  /** The default IngressClass, set on Ingresses that name none. */
+  className: string;
+  /** The address Traefik writes into each Ingress's status.loadBalancer.ingress. */
+  ip: string;
 }
 
 /** podman's Docker-compatible API, for testcontainers (see services/podman/testcontainers.ts). */

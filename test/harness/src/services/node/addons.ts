@@ -8,27 +8,27 @@ export interface AddonImages {
   busybox: string;
 }
 
-type Manifest = Record<string, unknown>;
+export type Manifest = Record<string, unknown>;
 
-const system = "kube-system";
-const onRealNode = {
+export const system = "kube-system";
+export const onRealNode = {
   nodeSelector: { [realNodeLabel.key]: realNodeLabel.value },
   tolerations: [{ key: realNodeTaint.key, operator: "Exists" }],
 };
-const restrictedContainer = {
+export const restrictedContainer = {
   allowPrivilegeEscalation: false,
   capabilities: { drop: ["ALL"] },
   readOnlyRootFilesystem: true,
 };
 
-const clusterRole = (name: string, rules: object[]): Manifest => ({
+export const clusterRole = (name: string, rules: object[]): Manifest => ({
   apiVersion: "rbac.authorization.k8s.io/v1",
   kind: "ClusterRole",
   metadata: { name },
   rules,
 });
 
-const clusterRoleBinding = (name: string, subject: object): Manifest => ({
+export const clusterRoleBinding = (name: string, subject: object): Manifest => ({
   apiVersion: "rbac.authorization.k8s.io/v1",
   kind: "ClusterRoleBinding",
   metadata: { name },
@@ -36,7 +36,7 @@ const clusterRoleBinding = (name: string, subject: object): Manifest => ({
   subjects: [subject],
 });
 
-const serviceAccount = (name: string): Manifest => ({
+export const serviceAccount = (name: string): Manifest => ({
   apiVersion: "v1",
   kind: "ServiceAccount",
   metadata: { name, namespace: system },

@@ -31,6 +31,7 @@ import {
 } from "./config.js";
 import { namespaceExists, nodeOwner, saveSysctls, teardownNode } from "./host.js";
 import { appArchives, imageTagged, importImages, nodePartArchives, readAppImages } from "./images.js";
+import { ingressEndpoints, traefikManifests } from "./ingress.js";
 
 const run = promisify(execFile);
 
@@ -284,15 +285,18 @@ export async function startRealNode(
         `localhost/local-path-provisioner:v${pinned("LOCAL_PATH_PROVISIONER_VERSION", versions)}`,
       ),
       busybox: imageTagged(archives, "localhost/busybox:"),
+      traefik: imageTagged(archives, `localhost/traefik:v${pinned("TRAEFIK_VERSION", versions)}`),
       app: appImages,
     };
     await kubectlApply(controlPlane.admin.kubeconfig, [
       ...corednsManifests(images.coredns),
       ...localPathManifests(images, paths.localPathDir),
+      ...traefikManifests(images.traefik),
     ]);
     await Promise.all([
       rolledOut(controlPlane.admin.kubeconfig, "coredns", remaining()),
       rolledOut(controlPlane.admin.kubeconfig, "local-path-provisioner", remaining()),
+      rolledOut(controlPlane.admin.kubeconfig, "traefik", remaining()),
     ]);
     const importFailure = await appImport;
     if (importFailure) throw importFailure;
@@ -305,6 +309,7 @@ export async function startRealNode(
         namespace: nodeNetwork.namespace,
         containerdSocket: paths.containerdSocket,
         images,
+        ingress: ingressEndpoints(),
         nodeSelector: { [realNodeLabel.key]: realNodeLabel.value },
         tolerations: [{ key: realNodeTaint.key, operator: "Exists" }],
       },
