@@ -55,7 +55,13 @@ export function renderSummary(endpoints: TestbedEndpoints): string {
   if (endpoints.node) {
     rows.push(
       `  real node           ${endpoints.node.name} at ${endpoints.node.ip} (network namespace ${endpoints.node.namespace}; pods ${endpoints.node.podCidr}, DNS ${endpoints.node.clusterDns})`,
+      `  ingress (Traefik)   ${endpoints.node.ingress.http}  ${endpoints.node.ingress.https}  (IngressClass ${endpoints.node.ingress.className}, the default)`,
     );
+    if (endpoints.node.modelRegistry) {
+      rows.push(
+        `  registry for pods   ${endpoints.node.modelRegistry.url}  (pods pull ${endpoints.node.modelRegistry.embedModel})`,
+      );
+    }
   }
   if (endpoints.podman) {
     rows.push(
