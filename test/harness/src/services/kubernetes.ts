@@ -95,6 +95,8 @@ export function kubeApiserverArgs(layout: ControlPlaneLayout): string[] {
           `--kubelet-client-key=${file.kubeletClientKey(layout)}`,
           // The machine's hostname resolves to 127.0.0.1: reach kubelets by their InternalIP.
           "--kubelet-preferred-address-types=InternalIP,Hostname",
+          // Namespaces annotated for the real node place their pods there (realNodeNamespaceAnnotations).
+          "--enable-admission-plugins=PodNodeSelector,PodTolerationRestriction",
         ]),
   ];
 }

@@ -80,6 +80,8 @@ export interface RealNodeEndpoints {
   /** What a real-node pod needs to land there (and nowhere else): the node's label and its taint's toleration. */
   nodeSelector: Record<string, string>;
   tolerations: { key: string; operator: "Exists" }[];
+  /** Annotations that place every pod of a namespace on the real node (e.g. the operator's children). */
+  namespaceAnnotations: Record<string, string>;
   /** The model registry as pods name it (through a Service), when the registry service runs too. */
   modelRegistry?: ModelRegistryEndpoints;
 }

@@ -26,6 +26,18 @@ export const realNodeTaint = { key: "remram.io/real-node", value: "true", effect
 /** Real-node suites select the node by this label, so they never schedule onto kwok nodes. */
 export const realNodeLabel = { key: "remram.io/testbed-node", value: "real" } as const;
 
+/**
+ * Annotations that place every pod of a namespace on the real node, read by the apiserver's PodNodeSelector and
+ * PodTolerationRestriction admission plugins: what a product creates there (the operator's children) lands on the
+ * real node unchanged, as on a box whose only node it is.
+ */
+export const realNodeNamespaceAnnotations: Record<string, string> = {
+  "scheduler.alpha.kubernetes.io/node-selector": `${realNodeLabel.key}=${realNodeLabel.value}`,
+  "scheduler.alpha.kubernetes.io/defaultTolerations": JSON.stringify([
+    { key: realNodeTaint.key, operator: "Exists", effect: realNodeTaint.effect },
+  ]),
+};
+
 export interface NodeLayout {
   /** Per-run state: sockets, kubelet root, CNI and IPAM data, pod logs, local-path volumes. */
   dir: string;

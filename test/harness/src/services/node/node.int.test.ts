@@ -155,6 +155,46 @@ describe("the real node", () => {
     await expect(fetchFrom("stranger", "http://web/")).rejects.toThrow();
   });
 
+  it("places a plain pod of a namespace annotated for it on the real node", async () => {
+    // What the operator creates carries no test-bed toleration; the namespace's annotations add it at admission.
+    const placed = `${namespace}-placed`;
+    await runKubectl(
+      kubernetes.kubeconfig,
+      ["apply", "-f", "-"],
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: placed, annotations: node.namespaceAnnotations },
+      }),
+    );
+    try {
+      const plain = pod("plain", { app: "plain" }, "exec sleep 3600") as { spec: Record<string, unknown> };
+      delete plain.spec.nodeSelector;
+      delete plain.spec.tolerations;
+      await runKubectl(kubernetes.kubeconfig, ["-n", placed, "apply", "-f", "-"], JSON.stringify(plain));
+      await runKubectl(kubernetes.kubeconfig, [
+        "-n",
+        placed,
+        "wait",
+        "--for=condition=Ready",
+        "pod/plain",
+        "--timeout=90s",
+      ]);
+      const nodeName = await runKubectl(kubernetes.kubeconfig, [
+        "-n",
+        placed,
+        "get",
+        "pod",
+        "plain",
+        "-o",
+        "jsonpath={.spec.nodeName}",
+      ]);
+      expect(nodeName).toBe(node.name);
+    } finally {
+      await runKubectl(kubernetes.kubeconfig, ["delete", "namespace", placed, "--wait=false"]);
+    }
+  });
+
   it("keeps a local-path volume's data when its pod is deleted and rescheduled", async () => {
     await apply({
       apiVersion: "v1",
