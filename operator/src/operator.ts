@@ -240,6 +240,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     profiles: options.profiles,
     images: options.images,
     ...(options.metricsNamespaces ? { metricsNamespaces: options.metricsNamespaces } : {}),
+    operatorNamespace: options.leaseNamespace,
     models: new ModelPuller(options.fetchImpl),
     ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
     metrics,

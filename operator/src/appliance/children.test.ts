@@ -48,6 +48,7 @@ function context(specInput: unknown, overrides: Partial<ApplianceContext> = {}):
     images,
     secrets: { cortexToken: "cortex-secret", gatewayToken: "gateway-secret" },
     metricsNamespaces: ["monitoring"],
+    operatorNamespace: "remram-system",
     ...overrides,
   };
 }
@@ -188,6 +189,21 @@ describe("the appliance's children", () => {
           {
             from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }],
             ports: [{ port: 9464 }],
+          },
+        ],
+      },
+    });
+    // The in-cluster operator lists and pulls models through Ollama's API; only Cortex and the gateway besides.
+    expect(children.find((child) => child.metadata.name === "box-allow-ollama")).toMatchObject({
+      spec: {
+        ingress: [
+          {
+            from: [
+              { podSelector: { matchLabels: { "app.kubernetes.io/name": "cortex" } } },
+              { podSelector: { matchLabels: { "app.kubernetes.io/name": "gateway" } } },
+              { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "remram-system" } } },
+            ],
+            ports: [{ port: 11434 }],
           },
         ],
       },

@@ -50,6 +50,8 @@ export interface ApplianceContext {
   secrets: GeneratedSecrets;
   /** Namespaces whose Prometheus may scrape the appliance's metrics ports (the chart's metrics.allowedNamespaces). */
   metricsNamespaces: readonly string[];
+  /** The operator's own namespace: it lists and pulls the appliance's models through Ollama's API. */
+  operatorNamespace: string;
 }
 
 export function childName(appliance: string, component: string): string {
@@ -582,7 +584,11 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
       policyTypes: ["Ingress"],
     }),
     allow("opensearch", from("cortex")),
-    allow("ollama", from("cortex", "gateway")),
+    // The operator pulls and lists models (ModelsReady); without it an in-cluster operator never sees them.
+    allow("ollama", [
+      ...from("cortex", "gateway"),
+      { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ctx.operatorNamespace } } },
+    ]),
     // Cortex is called by the gateway's hooks and by the operator (from its own namespace).
     allow("cortex", [...from("gateway"), { namespaceSelector: {} }]),
     // The gateway is the appliance's front door.

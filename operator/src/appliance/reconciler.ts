@@ -61,6 +61,8 @@ export interface ApplianceReconcilerDeps {
   images: OperatorImages;
   /** Namespaces whose Prometheus may scrape appliance metrics (NetworkPolicy); none by default. */
   metricsNamespaces?: readonly string[];
+  /** The operator's own namespace (its pods reach each appliance's Ollama through the NetworkPolicy). */
+  operatorNamespace: string;
   models: ModelPuller;
   /** Where the operator itself reaches an appliance's Ollama (cluster DNS by default; overridden when run outside). */
   ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
@@ -123,6 +125,7 @@ export class ApplianceReconciler {
       useGpu,
       images: this.deps.images,
       metricsNamespaces: this.deps.metricsNamespaces ?? [],
+      operatorNamespace: this.deps.operatorNamespace,
       secrets: {
         cortexToken: this.existingOrNewToken(
           "Secret",
@@ -173,6 +176,7 @@ export class ApplianceReconciler {
       ? await this.deps.models.ensure(
           ollamaUrl,
           required.map((model) => model.name),
+          spec.ollama.insecureRegistries,
         )
       : { pullError: "Ollama is not available yet" };
     const hostMaxMapCount = this.hostMaxMapCount(namespace, name);

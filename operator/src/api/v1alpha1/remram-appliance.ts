@@ -84,6 +84,18 @@ const ollamaSpec = withCel(
         .prefault({})
         .describe("Models by role; unset roles take the hardware profile's choice."),
       storage: storage.optional().describe("Models volume; by default the profile's size."),
+      insecureRegistries: z
+        .array(
+          z
+            .string()
+            .max(253)
+            .regex(/^[a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?(:[0-9]{1,5})?$/),
+        )
+        .max(8)
+        .optional()
+        .describe(
+          "Registries (host or host:port) that models may be pulled from over plain HTTP, e.g. a model mirror on the LAN.",
+        ),
     })
     .strict(),
   {

@@ -28,6 +28,17 @@ const cgroupRoot = "/sys/fs/cgroup";
 /** Top-level cgroups of the kubelet (cgroupfs driver) and of containerd's k8s.io namespace. */
 const nodeCgroups = ["kubepods", "k8s.io"];
 
+/** OpenSearch's bootstrap minimum, which a k3s box's host preparation sets (the operator reports it otherwise). */
+export const openSearchMaxMapCount = 262144;
+
+/** Raise vm.max_map_count for OpenSearch pods, as a box's host preparation would; teardown restores the saved value. */
+export function prepareHostForOpenSearch(): void {
+  const file = "/proc/sys/vm/max_map_count";
+  if (Number(readFileSync(file, "utf8").trim()) < openSearchMaxMapCount) {
+    writeFileSync(file, String(openSearchMaxMapCount));
+  }
+}
+
 export function readSysctls(): Record<string, string> {
   return Object.fromEntries(
     hostSysctls.map((key) => [key, readFileSync(`/proc/sys/${key}`, "utf8").trim()] as const),

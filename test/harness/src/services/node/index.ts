@@ -30,7 +30,7 @@ import {
   renderKubeProxyConfig,
   renderNodeKubeconfig,
 } from "./config.js";
-import { namespaceExists, nodeOwner, saveSysctls, teardownNode } from "./host.js";
+import { namespaceExists, nodeOwner, prepareHostForOpenSearch, saveSysctls, teardownNode } from "./host.js";
 import { appArchives, imageTagged, importImages, nodePartArchives, readAppImages } from "./images.js";
 import { ingressEndpoints, traefikManifests } from "./ingress.js";
 
@@ -200,6 +200,7 @@ export async function startRealNode(
 
   try {
     saveSysctls(nodeSysctlFile);
+    prepareHostForOpenSearch();
     for (const dir of [
       paths.cniConfDir,
       paths.ipamDir,
