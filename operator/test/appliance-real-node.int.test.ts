@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { binPath, repoRoot, runDir } from "../../test/harness/src/paths.js";
 import { kubectl as runKubectl } from "../../test/harness/src/services/kubectl.js";
+import { waitFor } from "../../test/harness/src/wait.js";
 import { adminClient, installCrds } from "./cluster.js";
 
 const run = promisify(execFile);
@@ -20,6 +21,8 @@ const images = node.images.app;
 const modelRegistry = node.modelRegistry;
 if (modelRegistry === undefined) throw new Error("this suite needs the registry service beside the node");
 const suffix = randomBytes(3).toString("hex");
+const chart = join(repoRoot, "charts/remram-operator");
+const valuesFile = join(runDir, `appliance-values-${suffix}.json`);
 const operatorNamespace = `remram-system-${suffix}`;
 const namespace = `home-${suffix}`;
 const release = `remram-${suffix}`;
@@ -69,6 +72,13 @@ async function conditions(): Promise<Condition[]> {
   return (JSON.parse(json) as { status?: { conditions?: Condition[] } }).status?.conditions ?? [];
 }
 
+/** name → uid of the appliance's pods or claims: a changed uid means a restart or a lost volume. */
+async function uids(kind: "pods" | "pvc"): Promise<Record<string, string>> {
+  const json = await kubectl(["-n", namespace, "get", kind, "-o", "json"]);
+  const items = (JSON.parse(json) as { items: { metadata: { name: string; uid: string } }[] }).items;
+  return Object.fromEntries(items.map((item) => [item.metadata.name, item.metadata.uid]));
+}
+
 beforeAll(async () => {
   for (const [name, labels] of [
     [operatorNamespace, {}],
@@ -83,9 +93,8 @@ beforeAll(async () => {
       }),
     );
   }
-  const values = join(runDir, `appliance-values-${suffix}.json`);
   writeFileSync(
-    values,
+    valuesFile,
     JSON.stringify({
       image: { ...imageParts(images.operator), pullPolicy: "Never" },
       applianceNamespaces: [namespace],
@@ -100,15 +109,7 @@ beforeAll(async () => {
     }),
   );
   // Other suites applied the CRDs without Helm; --take-ownership adopts them, as an upgrade from a hand install would.
-  await helm(
-    "install",
-    release,
-    join(repoRoot, "charts/remram-operator"),
-    "--take-ownership",
-    "-f",
-    values,
-    "--wait",
-  );
+  await helm("install", release, chart, "--take-ownership", "-f", valuesFile, "--wait");
   await kubectl(["apply", "-f", "-"], JSON.stringify(appliance));
 }, 300_000);
 
@@ -182,4 +183,88 @@ describe("an appliance applied with kubectl, reconciled by the in-cluster operat
     ]);
     expect(operator).toBe("remram-operator");
   });
+
+  it("keeps running, and keeps its data, through `helm upgrade` to another operator image", async () => {
+    const [podsBefore, claimsBefore] = [await uids("pods"), await uids("pvc")];
+    // Another tag in the node's containerd: to Kubernetes a changed image, so the operator's pod is replaced.
+    const upgraded = `${images.operator}-upgrade`;
+    await run("ctr", [
+      "--address",
+      node.containerdSocket,
+      "-n",
+      "k8s.io",
+      "images",
+      "tag",
+      "--force",
+      images.operator,
+      upgraded,
+    ]);
+    await helm(
+      "upgrade",
+      release,
+      chart,
+      "-f",
+      valuesFile,
+      "--set",
+      `image.tag=${imageParts(upgraded).tag}`,
+      "--wait",
+    );
+    const running = await kubectl([
+      "-n",
+      operatorNamespace,
+      "get",
+      "pods",
+      "-l",
+      "app.kubernetes.io/name=remram-operator",
+      "-o",
+      "jsonpath={.items[*].spec.containers[0].image}",
+    ]);
+    expect(running).toBe(upgraded);
+    // The new operator takes the Lease and re-reconciles an unchanged appliance: Ready stays, nothing is replaced.
+    const newPod = await kubectl([
+      "-n",
+      operatorNamespace,
+      "get",
+      "pods",
+      "-l",
+      "app.kubernetes.io/name=remram-operator",
+      "-o",
+      "jsonpath={.items[0].metadata.name}",
+    ]);
+    await waitFor(
+      async () => {
+        const holder = await kubectl([
+          "-n",
+          operatorNamespace,
+          "get",
+          "lease",
+          "remram-operator",
+          "-o",
+          "jsonpath={.spec.holderIdentity}",
+        ]);
+        return holder === newPod ? true : undefined;
+      },
+      { what: `the Lease held by ${newPod}`, timeoutMs: 60_000, intervalMs: 1_000 },
+    );
+    await kubectl([
+      "-n",
+      namespace,
+      "wait",
+      "--for=condition=Ready",
+      "remramappliance/moltbox",
+      "--timeout=60s",
+    ]);
+    expect(await uids("pods")).toEqual(podsBefore);
+    expect(await uids("pvc")).toEqual(claimsBefore);
+  }, 240_000);
+
+  it("keeps the CRDs, the appliance and its volumes through `helm uninstall`", async () => {
+    const claimsBefore = await uids("pvc");
+    await helm("uninstall", release, "--wait");
+    for (const crd of ["remramappliances", "dreamschedules", "dimensionpolicies", "artifactproposals"]) {
+      await kubectl(["get", "crd", `${crd}.remram.io`]);
+    }
+    await kubectl(["-n", namespace, "get", "remramappliance", "moltbox"]);
+    expect(await uids("pvc")).toEqual(claimsBefore);
+  }, 240_000);
 });
