@@ -72,6 +72,19 @@ async function conditions(): Promise<Condition[]> {
   return (JSON.parse(json) as { status?: { conditions?: Condition[] } }).status?.conditions ?? [];
 }
 
+/** A jsonpath over the operator's pods. */
+const operatorPods = (jsonpath: string): Promise<string> =>
+  kubectl([
+    "-n",
+    operatorNamespace,
+    "get",
+    "pods",
+    "-l",
+    "app.kubernetes.io/name=remram-operator",
+    "-o",
+    `jsonpath=${jsonpath}`,
+  ]);
+
 /** name → uid of the appliance's pods or claims: a changed uid means a restart or a lost volume. */
 async function uids(kind: "pods" | "pvc"): Promise<Record<string, string>> {
   const json = await kubectl(["-n", namespace, "get", kind, "-o", "json"]);
@@ -171,16 +184,7 @@ describe("an appliance applied with kubectl, reconciled by the in-cluster operat
     const nodes = placed.trim().split("\n");
     expect(nodes.length).toBeGreaterThanOrEqual(4);
     expect(new Set(nodes)).toEqual(new Set([node.name]));
-    const operator = await kubectl([
-      "-n",
-      operatorNamespace,
-      "get",
-      "pods",
-      "-l",
-      "app.kubernetes.io/name=remram-operator",
-      "-o",
-      "jsonpath={.items[0].spec.serviceAccountName}",
-    ]);
+    const operator = await operatorPods("{.items[0].spec.serviceAccountName}");
     expect(operator).toBe("remram-operator");
   });
 
@@ -209,28 +213,10 @@ describe("an appliance applied with kubectl, reconciled by the in-cluster operat
       `image.tag=${imageParts(upgraded).tag}`,
       "--wait",
     );
-    const running = await kubectl([
-      "-n",
-      operatorNamespace,
-      "get",
-      "pods",
-      "-l",
-      "app.kubernetes.io/name=remram-operator",
-      "-o",
-      "jsonpath={.items[*].spec.containers[0].image}",
-    ]);
+    const running = await operatorPods("{.items[*].spec.containers[0].image}");
     expect(running).toBe(upgraded);
     // The new operator takes the Lease and re-reconciles an unchanged appliance: Ready stays, nothing is replaced.
-    const newPod = await kubectl([
-      "-n",
-      operatorNamespace,
-      "get",
-      "pods",
-      "-l",
-      "app.kubernetes.io/name=remram-operator",
-      "-o",
-      "jsonpath={.items[0].metadata.name}",
-    ]);
+    const newPod = await operatorPods("{.items[0].metadata.name}");
     await waitFor(
       async () => {
         const holder = await kubectl([

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { binPath, repoRoot, runDir } from "../../test/harness/src/paths.js";
 import { kubectl as runKubectl } from "../../test/harness/src/services/kubectl.js";
+import { busyboxPod } from "../../test/harness/src/services/node/fixtures.js";
 import { pullModel } from "../../test/harness/src/services/ollama-transfer.js";
 import { pinned } from "../../test/harness/src/versions.js";
 import { waitFor } from "../../test/harness/src/wait.js";
@@ -239,26 +240,7 @@ const gateway = component({
 });
 
 /** A busybox pod to reach Services from inside the cluster (the operator's NetworkPolicy admits only listed namespaces). */
-const client = {
-  apiVersion: "v1",
-  kind: "Pod",
-  metadata: { name: "client", labels: { app: "client" } },
-  spec: {
-    nodeSelector: node.nodeSelector,
-    tolerations: node.tolerations,
-    terminationGracePeriodSeconds: 1,
-    securityContext: { runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: "RuntimeDefault" } },
-    containers: [
-      {
-        name: "main",
-        image: node.images.busybox,
-        imagePullPolicy: "Never",
-        command: ["sh", "-c", "exec sleep 3600"],
-        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
-      },
-    ],
-  },
-};
+const client = busyboxPod(node, "client", { app: "client" }, "exec sleep 3600");
 
 const secret = (name: string, data: Record<string, string>) => ({
   apiVersion: "v1",

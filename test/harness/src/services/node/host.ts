@@ -4,10 +4,18 @@
 // hard-code, and the kernel settings the kubelet rewrites. teardownNode() works without the apiserver, so it also
 // cleans up after a crashed run; nodeLeftovers() is what the infra-down test and the next start check.
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
-import { stopProcessGroup } from "../../process.js";
+import {
+  cgroupPids,
+  cgroupSubtrees,
+  linkExists,
+  mountsUnder,
+  namespaceExists as namespaceExistsNamed,
+  namespacePids,
+  stopAll,
+  vethOwner,
+} from "../host-footprint.js";
 import { nodeNetwork } from "./config.js";
 
 const run = promisify(execFile);
@@ -24,7 +32,6 @@ export const hostSysctls = [
   "vm/max_map_count",
 ] as const;
 
-const cgroupRoot = "/sys/fs/cgroup";
 /** Top-level cgroups of the kubelet (cgroupfs driver) and of containerd's k8s.io namespace. */
 const nodeCgroups = ["kubepods", "k8s.io"];
 
@@ -59,75 +66,15 @@ function restoreSysctls(file: string): void {
   rmSync(file);
 }
 
-export const namespaceExists = (): boolean => existsSync(`/run/netns/${nodeNetwork.namespace}`);
+export const namespaceExists = (): boolean => namespaceExistsNamed(nodeNetwork.namespace);
 
 /** The checkout whose node holds the namespace: its node directory, kept as the alias of the host's veth. */
-export function nodeOwner(): string | undefined {
-  try {
-    const alias = readFileSync(`/sys/class/net/${nodeNetwork.hostVeth}/ifalias`, "utf8").trim();
-    return alias === "" ? undefined : alias;
-  } catch {
-    return undefined;
-  }
-}
+export const nodeOwner = (): string | undefined => vethOwner(nodeNetwork.hostVeth);
 
-async function namespacePids(): Promise<number[]> {
-  if (!namespaceExists()) return [];
-  const { stdout } = await run("ip", ["netns", "pids", nodeNetwork.namespace]);
-  return stdout
-    .split("\n")
-    .map((line) => Number.parseInt(line, 10))
-    .filter((pid) => Number.isInteger(pid) && pid > 1);
-}
-
-/** Every cgroup directory under the node's top-level cgroups, deepest first, in every hierarchy. */
-function nodeCgroupDirs(): string[] {
-  const dirs: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(join(dir, entry.name));
-    }
-    dirs.push(dir);
-  };
-  for (const hierarchy of readdirSync(cgroupRoot)) {
-    for (const top of nodeCgroups) {
-      const dir = join(cgroupRoot, hierarchy, top);
-      if (existsSync(dir) && statSync(dir).isDirectory()) walk(dir);
-    }
-  }
-  return dirs.sort((a, b) => b.split("/").length - a.split("/").length);
-}
-
-function cgroupPids(): number[] {
-  const pids = new Set<number>();
-  for (const dir of nodeCgroupDirs()) {
-    try {
-      for (const line of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n")) {
-        const pid = Number.parseInt(line, 10);
-        if (Number.isInteger(pid) && pid > 1) pids.add(pid);
-      }
-    } catch {
-      // A cgroup removed while walking, or a hierarchy without cgroup.procs.
-    }
-  }
-  return [...pids];
-}
-
+/** Every cgroup of the node (the kubelet's pods, containerd's k8s.io namespace), deepest first. */
+const nodeCgroupDirs = (): string[] => cgroupSubtrees(nodeCgroups);
 /** Mount points under the node's directory and the hard-coded paths, deepest first. */
-function nodeMounts(nodeDir: string): string[] {
-  const roots = [nodeDir, ...hardCodedPaths];
-  return readFileSync("/proc/self/mountinfo", "utf8")
-    .split("\n")
-    .map((line) => line.split(" ")[4]?.replace(/\\040/g, " "))
-    .filter((point): point is string => point !== undefined)
-    .filter((point) => roots.some((root) => point === root || point.startsWith(`${root}/`)))
-    .sort((a, b) => b.length - a.length);
-}
-
-/** SIGTERM, then SIGKILL after `graceMs`, all at once; resolves when every one is gone. */
-async function stopAll(pids: readonly number[], graceMs: number): Promise<void> {
-  await Promise.all(pids.map((pid) => stopProcessGroup(pid, graceMs)));
-}
+const nodeMounts = (nodeDir: string): string[] => mountsUnder([nodeDir, ...hardCodedPaths]);
 
 /**
  * Remove the node from the host, in an order that leaves nothing busy: the kubelet (so it restarts nothing), the
@@ -137,8 +84,8 @@ async function stopAll(pids: readonly number[], graceMs: number): Promise<void> 
  */
 export async function teardownNode(nodeDir: string, sysctlFile: string, kubeletPid?: number): Promise<void> {
   if (kubeletPid !== undefined) await stopAll([kubeletPid], 10_000);
-  await stopAll(cgroupPids(), 2_000);
-  await stopAll(await namespacePids(), 10_000);
+  await stopAll(cgroupPids(nodeCgroupDirs()), 2_000);
+  await stopAll(await namespacePids(nodeNetwork.namespace), 10_000);
   for (const point of nodeMounts(nodeDir)) {
     await run("umount", ["-l", point]).catch(() => undefined);
   }
@@ -159,11 +106,10 @@ export async function teardownNode(nodeDir: string, sysctlFile: string, kubeletP
 export async function nodeLeftovers(nodeDir: string, sysctlFile: string): Promise<string[]> {
   const found: string[] = [];
   if (namespaceExists()) found.push(`network namespace ${nodeNetwork.namespace}`);
-  const { stdout: links } = await run("ip", ["-o", "link", "show"]);
-  if (links.includes(`${nodeNetwork.hostVeth}@`)) found.push(`veth ${nodeNetwork.hostVeth}`);
+  if (linkExists(nodeNetwork.hostVeth)) found.push(`veth ${nodeNetwork.hostVeth}`);
   found.push(...nodeMounts(nodeDir).map((point) => `mount ${point}`));
   found.push(...nodeCgroupDirs().map((dir) => `cgroup ${dir}`));
-  found.push(...cgroupPids().map((pid) => `process ${pid} in a pod cgroup`));
+  found.push(...cgroupPids(nodeCgroupDirs()).map((pid) => `process ${pid} in a pod cgroup`));
   for (const path of [...hardCodedPaths, nodeDir, sysctlFile])
     if (existsSync(path)) found.push(`path ${path}`);
   return found;

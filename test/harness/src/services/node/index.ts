@@ -9,6 +9,7 @@ import { binPath, runDir } from "../../paths.js";
 import { type ManagedProcess, spawnService } from "../../process.js";
 import { pinned, readVersionsEnv } from "../../versions.js";
 import { waitFor } from "../../wait.js";
+import { createVethNamespace, nsenter as nsenterNamespace } from "../host-footprint.js";
 import { kubeRequest } from "../kube-request.js";
 import { kubectl } from "../kubectl.js";
 import { type NodeObject, nodeSchedulable } from "../kwok-nodes.js";
@@ -105,24 +106,14 @@ async function checkNodeHost(): Promise<void> {
   }
 }
 
-async function nsenter(args: readonly string[]): Promise<string> {
-  const { stdout } = await run("nsenter", [`--net=/run/netns/${nodeNetwork.namespace}`, "--", ...args]);
-  return stdout;
-}
-
 async function createNetwork(): Promise<void> {
   const { namespace, hostVeth, nodeVeth, hostIp, nodeIp, prefixLength } = nodeNetwork;
-  await run("ip", ["netns", "add", namespace]);
-  await run("ip", ["link", "add", hostVeth, "type", "veth", "peer", "name", nodeVeth, "netns", namespace]);
-  await run("ip", ["addr", "add", `${hostIp}/${prefixLength}`, "dev", hostVeth]);
-  // One node per machine: the alias tells another checkout whose node this is (see checkNodeHost).
-  await run("ip", ["link", "set", hostVeth, "alias", nodeDir]);
-  await run("ip", ["link", "set", hostVeth, "up"]);
-  await nsenter(["ip", "link", "set", "lo", "up"]);
-  await nsenter(["ip", "addr", "add", `${nodeIp}/${prefixLength}`, "dev", nodeVeth]);
-  await nsenter(["ip", "link", "set", nodeVeth, "up"]);
-  // The host does not forward (ip_forward stays as it was), so this route leads nowhere beyond the host itself.
-  await nsenter(["ip", "route", "add", "default", "via", hostIp]);
+  // One node per machine: the veth's alias tells another checkout whose node this is (see checkNodeHost).
+  await createVethNamespace(
+    { namespace, hostVeth, innerVeth: nodeVeth, hostIp, innerIp: nodeIp, prefixLength },
+    nodeDir,
+  );
+  const nsenter = (args: readonly string[]) => nsenterNamespace(namespace, args);
   // Per-namespace settings: routing between the bridge and the veth, Service traffic through the bridge.
   await nsenter(["sysctl", "-qw", "net.ipv4.ip_forward=1"]);
   await nsenter(["sysctl", "-qw", "net.bridge.bridge-nf-call-iptables=1"]);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../inject.js";
 import { waitFor } from "../../wait.js";
 import { kubectl as runKubectl } from "../kubectl.js";
+import { busyboxPod, httpdScript } from "./fixtures.js";
 
 const run = promisify(execFile);
 const kubernetes = testbedEndpoints("kubernetes");
@@ -127,30 +128,7 @@ beforeAll(async () => {
     kind: "Namespace",
     metadata: { name: namespace, labels: { "pod-security.kubernetes.io/enforce": "restricted" } },
   });
-  await apply({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: "web", labels: { app: "web" } },
-    spec: {
-      nodeSelector: node.nodeSelector,
-      tolerations: node.tolerations,
-      terminationGracePeriodSeconds: 1,
-      securityContext: { runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: "RuntimeDefault" } },
-      containers: [
-        {
-          name: "main",
-          image: node.images.busybox,
-          imagePullPolicy: "Never",
-          command: [
-            "sh",
-            "-c",
-            "mkdir -p /tmp/www && echo hello-through-ingress > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www",
-          ],
-          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
-        },
-      ],
-    },
-  });
+  await apply(busyboxPod(node, "web", { app: "web" }, httpdScript("hello-through-ingress")));
   await apply({
     apiVersion: "v1",
     kind: "Service",

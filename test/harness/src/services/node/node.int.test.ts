@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../inject.js";
 import { waitFor } from "../../wait.js";
 import { kubectl as runKubectl } from "../kubectl.js";
+import { busyboxPod, httpdScript } from "./fixtures.js";
 
 const kubernetes = testbedEndpoints("kubernetes");
 const node = testbedEndpoints("node");
@@ -19,34 +20,9 @@ const kubectl = (args: readonly string[], input?: object): Promise<string> =>
 
 const apply = (manifest: object): Promise<string> => kubectl(["apply", "-f", "-"], manifest);
 
-/** A pod that passes the restricted Pod Security Standard and lands on the real node only, with `claim` at /data. */
-function pod(name: string, labels: Record<string, string>, script: string, claim?: string): object {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, labels },
-    spec: {
-      nodeSelector: node.nodeSelector,
-      tolerations: node.tolerations,
-      terminationGracePeriodSeconds: 1,
-      volumes: claim ? [{ name: "data", persistentVolumeClaim: { claimName: claim } }] : [],
-      securityContext: { runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: "RuntimeDefault" } },
-      containers: [
-        {
-          name: "main",
-          image: node.images.busybox,
-          imagePullPolicy: "Never",
-          command: ["sh", "-c", script],
-          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
-          volumeMounts: claim ? [{ name: "data", mountPath: "/data" }] : [],
-        },
-      ],
-    },
-  };
-}
-
-const webScript =
-  "mkdir -p /tmp/www && echo hello-from-web > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www";
+const pod = (name: string, labels: Record<string, string>, script: string, claim?: string): object =>
+  busyboxPod(node, name, labels, script, claim);
+const webScript = httpdScript("hello-from-web");
 
 async function ready(name: string): Promise<void> {
   await kubectl(["wait", "--for=condition=Ready", `pod/${name}`, "--timeout=90s"]);

@@ -5,32 +5,34 @@
 // service, so it also cleans up after a crashed run; podmanLeftovers() is what `make infra-down` and the integration
 // tier's global setup check afterwards.
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { stopProcessGroup } from "../../process.js";
 import { waitFor } from "../../wait.js";
+import {
+  cgroupPids,
+  cgroupRoot,
+  cgroupSubtrees,
+  createVethNamespace,
+  linkExists,
+  mountsUnder,
+  namespaceExists as namespaceExistsNamed,
+  namespacePids,
+  stopAll,
+  vethOwner,
+} from "../host-footprint.js";
 import type { hostBaseline } from "../node/host.js";
 import { listContainerIds, removeContainer } from "./api.js";
 import { podmanNetwork, podmanPaths } from "./config.js";
 
 const run = promisify(execFile);
-const cgroupRoot = "/sys/fs/cgroup";
 /** podman's cgroup parent with the cgroupfs manager; each container gets libpod-<id> beneath it. */
 const libpodParent = "libpod_parent";
 
-export const namespaceExists = (): boolean => existsSync(`/run/netns/${podmanNetwork.namespace}`);
-const linkExists = (name: string): boolean => existsSync(`/sys/class/net/${name}`);
+export const namespaceExists = (): boolean => namespaceExistsNamed(podmanNetwork.namespace);
 
 /** The checkout that created the namespace: its service directory, kept as the alias of the host's veth. */
-export function namespaceOwner(): string | undefined {
-  try {
-    const alias = readFileSync(`/sys/class/net/${podmanNetwork.hostVeth}/ifalias`, "utf8").trim();
-    return alias === "" ? undefined : alias;
-  } catch {
-    return undefined;
-  }
-}
+export const namespaceOwner = (): string | undefined => vethOwner(podmanNetwork.hostVeth);
 
 /** Whether the namespace (if any) is this directory's: the veth says so, or, without a veth, the directory exists. */
 export function ownedBy(dir: string): boolean {
@@ -38,31 +40,13 @@ export function ownedBy(dir: string): boolean {
   return owner === undefined ? existsSync(dir) : owner === dir;
 }
 
-async function nsenter(args: readonly string[]): Promise<void> {
-  await run("nsenter", [`--net=/run/netns/${podmanNetwork.namespace}`, "--", ...args]);
-}
-
 /** The namespace and its veth; the host neither forwards nor routes anything beyond the /30. */
 export async function createPodmanNetwork(owner: string): Promise<void> {
   const { namespace, hostVeth, serviceVeth, hostIp, serviceIp, prefixLength } = podmanNetwork;
-  await run("ip", ["netns", "add", namespace]);
-  await run("ip", ["link", "add", hostVeth, "type", "veth", "peer", "name", serviceVeth, "netns", namespace]);
-  await run("ip", ["link", "set", hostVeth, "alias", owner]);
-  await run("ip", ["addr", "add", `${hostIp}/${prefixLength}`, "dev", hostVeth]);
-  await run("ip", ["link", "set", hostVeth, "up"]);
-  await nsenter(["ip", "link", "set", "lo", "up"]);
-  await nsenter(["ip", "addr", "add", `${serviceIp}/${prefixLength}`, "dev", serviceVeth]);
-  await nsenter(["ip", "link", "set", serviceVeth, "up"]);
-  await nsenter(["ip", "route", "add", "default", "via", hostIp]);
-}
-
-async function namespacePids(): Promise<number[]> {
-  if (!namespaceExists()) return [];
-  const { stdout } = await run("ip", ["netns", "pids", podmanNetwork.namespace]);
-  return stdout
-    .split("\n")
-    .map((line) => Number.parseInt(line, 10))
-    .filter((pid) => Number.isInteger(pid) && pid > 1);
+  await createVethNamespace(
+    { namespace, hostVeth, innerVeth: serviceVeth, hostIp, innerIp: serviceIp, prefixLength },
+    owner,
+  );
 }
 
 /** IDs of the containers in the service's own store (c/storage's record; readable without the service). */
@@ -76,50 +60,8 @@ function containerIdsInStore(graphroot: string): string[] {
 }
 
 /** The cgroup directories of these containers in every hierarchy, deepest first. */
-function containerCgroupDirs(ids: readonly string[]): string[] {
-  const dirs: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(join(dir, entry.name));
-    }
-    dirs.push(dir);
-  };
-  for (const hierarchy of readdirSync(cgroupRoot)) {
-    for (const id of ids) {
-      const dir = join(cgroupRoot, hierarchy, libpodParent, `libpod-${id}`);
-      if (existsSync(dir) && statSync(dir).isDirectory()) walk(dir);
-    }
-  }
-  return dirs.sort((a, b) => b.split("/").length - a.split("/").length);
-}
-
-function cgroupPids(dirs: readonly string[]): number[] {
-  const pids = new Set<number>();
-  for (const dir of dirs) {
-    try {
-      for (const line of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n")) {
-        const pid = Number.parseInt(line, 10);
-        if (Number.isInteger(pid) && pid > 1) pids.add(pid);
-      }
-    } catch {
-      // Removed while reading.
-    }
-  }
-  return [...pids];
-}
-
-/** Host mount points under the service's directory, deepest first (none unless a mount escaped its namespace). */
-function mountsUnder(dir: string): string[] {
-  return readFileSync("/proc/self/mountinfo", "utf8")
-    .split("\n")
-    .map((line) => line.split(" ")[4]?.replace(/\\040/g, " "))
-    .filter((point): point is string => point !== undefined && (point === dir || point.startsWith(`${dir}/`)))
-    .sort((a, b) => b.length - a.length);
-}
-
-async function stopAll(pids: readonly number[], graceMs: number): Promise<void> {
-  await Promise.all(pids.map((pid) => stopProcessGroup(pid, graceMs)));
-}
+const containerCgroupDirs = (ids: readonly string[]): string[] =>
+  cgroupSubtrees(ids.map((id) => join(libpodParent, `libpod-${id}`)));
 
 /**
  * Remove the service from the host: its containers through the API while it still answers, then every process in
@@ -144,7 +86,7 @@ export async function teardownPodman(dir: string): Promise<string[]> {
   }
   // Containers first: conmon, in the namespace, waits for its container to exit.
   await stopAll(cgroupPids(containerCgroupDirs(ids)), 2_000);
-  await stopAll(await namespacePids(), 10_000);
+  await stopAll(await namespacePids(podmanNetwork.namespace), 10_000);
   if (namespaceExists()) await run("ip", ["netns", "delete", podmanNetwork.namespace]);
   // The kernel dismantles a namespace asynchronously: its veth goes a moment later.
   await waitFor(async () => (linkExists(podmanNetwork.hostVeth) ? undefined : true), {
@@ -170,7 +112,7 @@ export async function teardownPodman(dir: string): Promise<string[]> {
       }
     }
   }
-  for (const point of mountsUnder(dir)) await run("umount", ["-l", point]).catch(() => undefined);
+  for (const point of mountsUnder([dir])) await run("umount", ["-l", point]).catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
   return containerCgroupDirs(ids).map((cgroup) => `cgroup ${cgroup}`);
 }
@@ -189,7 +131,7 @@ export async function podmanLeftovers(dir: string): Promise<string[]> {
   for (const file of [`/var/lib/cni/networks/${cniNetwork}`, ...cniResults(cniNetwork)]) {
     if (existsSync(file)) found.push(`path ${file}`);
   }
-  found.push(...mountsUnder(dir).map((point) => `mount ${point}`));
+  found.push(...mountsUnder([dir]).map((point) => `mount ${point}`));
   if (existsSync(dir)) found.push(`path ${dir}`);
   return found;
 }
