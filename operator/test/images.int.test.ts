@@ -168,6 +168,7 @@ const openclawJson = JSON.stringify(
   buildOpenClawConfig({
     gateway: remramApplianceSpec.parse({}).gateway,
     models: { routing: chatModel, reflection: chatModel, embedding: embedModel },
+    generation: { contextWindow: 8192, maxOutputTokens: 128 },
     ollamaUrl: "http://ollama:11434",
     cortexUrl: "http://cortex:8080",
     tokenBudget: 1200,

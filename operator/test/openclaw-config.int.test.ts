@@ -19,7 +19,8 @@ async function validate(specInput: unknown): Promise<ValidationResult> {
   const config = buildOpenClawConfig({
     gateway: spec.gateway,
     models: { routing: "qwen3:8b", reflection: "qwen3:14b", embedding: "all-minilm:l6-v2" },
-    ollamaUrl: "http://box-ollama.home.svc:11434",
+    generation: { contextWindow: spec.ollama.contextWindow, maxOutputTokens: spec.ollama.maxOutputTokens },
+    ollamaUrl: "http://box-ollama:11434",
     cortexUrl: "http://box-cortex.home.svc:8080",
     tokenBudget: spec.cortex.retrieval.tokenBudget,
     gatewayToken: "gateway-token-0123456789abcdef",

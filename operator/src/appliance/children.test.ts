@@ -162,9 +162,38 @@ describe("the appliance's children", () => {
     });
     expect(config.models.providers.ollama).toMatchObject({
       api: "ollama",
-      baseUrl: "http://box-ollama.home.svc:11434",
+      baseUrl: "http://box-ollama:11434",
     });
     expect(config.agents.defaults.model.primary).toBe("ollama/qwen3:8b");
+    // Nothing beyond the Ollama adapter and the hooks plugin loads.
+    expect(config.plugins.allow).toEqual(["ollama", "remram-hooks"]);
+  });
+
+  it("tell the gateway the chat models' window and reply cap, and keep bootstrap files out of a small window", () => {
+    const gatewayConfig = (spec: Record<string, unknown>) => {
+      const secret = buildApplianceChildren(context(spec)).find(
+        (child) => child.metadata.name === "box-gateway-config",
+      ) as unknown as { data: Record<string, string> };
+      return JSON.parse(Buffer.from(secret.data["openclaw.json"] as string, "base64").toString("utf8"));
+    };
+    const roomy = gatewayConfig({});
+    expect(roomy.models.providers.ollama.models[0]).toMatchObject({
+      contextWindow: 16384,
+      maxTokens: 2048,
+      params: { num_ctx: 16384, num_predict: 2048 },
+    });
+    expect(roomy.agents.defaults.skipBootstrap).toBeUndefined();
+    expect(roomy.tools).toEqual({ subagents: { tools: { deny: ["*"] } } });
+    const small = gatewayConfig({
+      ollama: { contextWindow: 8192, maxOutputTokens: 128 },
+      gateway: { tools: { allow: ["read"] } },
+    });
+    expect(small.models.providers.ollama.models[0]).toMatchObject({
+      contextWindow: 8192,
+      params: { num_ctx: 8192, num_predict: 128 },
+    });
+    expect(small.agents.defaults).toMatchObject({ skipBootstrap: true, contextInjection: "never" });
+    expect(small.tools).toEqual({ allow: ["read"], subagents: { tools: { deny: ["*"] } } });
   });
 
   it("serve the hooks plugin's metrics on the gateway's metrics port, reachable only from the metrics namespaces", () => {

@@ -442,7 +442,11 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
   const config = buildOpenClawConfig({
     gateway: ctx.spec.gateway,
     models: requiredModels(ctx),
-    ollamaUrl: serviceUrl(ctx, "ollama"),
+    generation: {
+      contextWindow: ctx.spec.ollama.contextWindow,
+      maxOutputTokens: ctx.spec.ollama.maxOutputTokens,
+    },
+    ollamaUrl: `http://${childName(ctx.name, "ollama")}:${ports.ollama}`,
     cortexUrl: serviceUrl(ctx, "cortex"),
     tokenBudget: ctx.spec.cortex.retrieval.tokenBudget,
     gatewayToken: ctx.secrets.gatewayToken,

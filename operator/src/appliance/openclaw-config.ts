@@ -17,9 +17,18 @@ export const gatewayWorkspaceDir = "/data/workspace";
 /** Where the gateway pod mounts the Cortex token; the plugin reads it from there (never inline in the config). */
 export const gatewayCortexTokenFile = "/var/run/secrets/remram/cortex/token";
 
+/** Below this window the workspace's bootstrap files (AGENTS.md, SOUL.md, ...) would crowd out the conversation. */
+export const bootstrapContextMinimum = 16384;
+
 export interface OpenClawConfigInput {
   gateway: RemramApplianceSpec["gateway"];
   models: { routing: string; reflection: string; embedding: string };
+  /** The context window and reply cap the chat models run with (spec.ollama). */
+  generation: { contextWindow: number; maxOutputTokens: number };
+  /**
+   * Ollama's Service by its bare name (same namespace): OpenClaw then treats it as a local server, with the long
+   * first-token patience a CPU box needs; a dotted name counts as a cloud endpoint with a 2-minute watchdog.
+   */
   ollamaUrl: string;
   cortexUrl: string;
   /** Ceiling of the injected knowledge bundle; the plugin sends it to Cortex as the retrieval budget. */
@@ -30,6 +39,8 @@ export interface OpenClawConfigInput {
 export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, unknown> {
   const chatModels = [...new Set([input.models.routing, input.models.reflection])];
   const agents = input.gateway.agents ?? [{ id: "main" }];
+  const { contextWindow, maxOutputTokens } = input.generation;
+  const smallContext = contextWindow < bootstrapContextMinimum;
   return {
     gateway: {
       mode: "local",
@@ -45,9 +56,21 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       providers: {
         ollama: {
           baseUrl: input.ollamaUrl,
-          apiKey: "ollama-local",
+          // Ollama ignores the key. OpenClaw 2026.9.6 does not accept its own "ollama-local" marker for a model the
+          // hooks plugin routes a run to (the run fails with missing-provider-auth), so this is a plain value.
+          apiKey: "remram-appliance",
           api: "ollama",
-          models: chatModels.map((model) => ({ id: model, name: model })),
+          // A cold model on a CPU box can take minutes to answer a long prompt.
+          timeoutSeconds: 600,
+          // Without a window OpenClaw assumes 128k and sends prompts Ollama's num_ctx cannot hold.
+          models: chatModels.map((model) => ({
+            id: model,
+            name: model,
+            input: ["text"],
+            contextWindow,
+            maxTokens: maxOutputTokens,
+            params: { num_ctx: contextWindow, num_predict: maxOutputTokens },
+          })),
         },
       },
     },
@@ -57,6 +80,7 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
         workspace: gatewayWorkspaceDir,
         sandbox: { mode: input.gateway.sandbox },
         heartbeat: { every: "0m" },
+        ...(smallContext ? { skipBootstrap: true, contextInjection: "never" } : {}),
       },
       // 2026.9.6 retired per-entry `default` markers; a sole agent needs no ownership settings.
       entries: Object.fromEntries(
@@ -65,9 +89,22 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
     },
     session: { dmScope: input.gateway.dmScope },
     messages: { queue: { mode: input.gateway.queueMode } },
+    tools: {
+      ...(input.gateway.tools?.allow ? { allow: input.gateway.tools.allow } : {}),
+      // The only subagents are the plugin's reflection runs: they answer with a JSON delta and need no tool. A
+      // reflection that could call tools would be steerable by the conversation it reads; and Ollama constrains
+      // the reply to the delta's schema only when no tools are offered.
+      subagents: { tools: { deny: ["*"] } },
+    },
     memory: { search: { enabled: false } },
-    update: { checkOnStart: false },
+    update: { checkOnStart: false, auto: { enabled: false } },
+    discovery: { mdns: { mode: "off" } },
+    telemetry: { enabled: false },
+    browser: { enabled: false },
     plugins: {
+      // Only what the appliance uses: the native Ollama adapter and the hooks plugin. Otherwise every bundled
+      // plugin loads (browser, computer use, device pairing ...), each a capability the agent does not need.
+      allow: ["ollama", hooksPluginId],
       load: { paths: [hooksPluginDir] },
       slots: { memory: "none" },
       entries: {

@@ -84,6 +84,20 @@ const ollamaSpec = withCel(
         .prefault({})
         .describe("Models by role; unset roles take the hardware profile's choice."),
       storage: storage.optional().describe("Models volume; by default the profile's size."),
+      contextWindow: z
+        .int()
+        .min(2048)
+        .max(262144)
+        .default(16384)
+        .describe(
+          "Context window in tokens the chat models run with: Ollama's num_ctx, and what the gateway plans prompts and compaction against. Under 16384 the gateway leaves the workspace's bootstrap files out of prompts.",
+        ),
+      maxOutputTokens: z
+        .int()
+        .min(16)
+        .max(32768)
+        .default(2048)
+        .describe("Most tokens a chat model may generate in one reply (Ollama's num_predict)."),
       insecureRegistries: z
         .array(
           z
@@ -166,6 +180,22 @@ const gatewaySpec = z
       .default("per-channel-peer"),
     queueMode: z.enum(["steer", "followup", "collect", "interrupt"]).default("collect"),
     sandbox: z.enum(["off", "non-main", "all"]).default("off"),
+    tools: z
+      .object({
+        allow: z
+          .array(
+            z
+              .string()
+              .min(1)
+              .max(64)
+              .regex(/^[a-z][a-z0-9_:-]*$/),
+          )
+          .max(64)
+          .optional()
+          .describe("The only tools the agents may use (OpenClaw's tools.allow); every tool when unset."),
+      })
+      .strict()
+      .optional(),
     channelSecretRefs: listMap(z.array(channelSecret).max(16), "channel").optional(),
   })
   .strict();

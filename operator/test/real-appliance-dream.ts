@@ -1,0 +1,176 @@
+// The knowledge loop's governed end on real pods: a DreamSchedule run in the Cortex pod proposes an artifact, the
+// in-cluster operator mirrors it as an ArtifactProposal, another user approves it with `kubectl remram approve`
+// (the plugin built here, on PATH, under that user's own kubeconfig) and Cortex commits it to the workspace
+// repository on its volume.
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { repoRoot, runDir } from "../../test/harness/src/paths.js";
+import { waitFor } from "../../test/harness/src/wait.js";
+import { cortexApi, kubectl, kubectlAs, kubernetes, namespace } from "./real-appliance.js";
+
+const approver = "approver-bob";
+const approverUser = `system:serviceaccount:${namespace}:${approver}`;
+const pluginDir = join(runDir, `kubectl-plugins-${namespace}`);
+let promotedCommit: string | undefined;
+
+/** The workspace repository's log in the Cortex pod: hash, then subject and body, per commit. */
+export function workspaceLog(): Promise<string> {
+  return kubectl(
+    [
+      "-n",
+      namespace,
+      "exec",
+      "deployment/moltbox-cortex",
+      "-c",
+      "cortex",
+      "--",
+      "git",
+      "-C",
+      "/data/workspace",
+      "log",
+      "--format=%H%n%B",
+    ],
+    undefined,
+    60_000,
+  );
+}
+
+/** The commit the approval produced, for later suites to find again. */
+export function approvedCommit(): string {
+  if (promotedCommit === undefined) throw new Error("the dream-and-approve suite has not promoted anything");
+  return promotedCommit;
+}
+
+/** `kubectl-remram` from this checkout's build, where kubectl looks for plugins. */
+function installPlugin(): string {
+  mkdirSync(pluginDir, { recursive: true });
+  const target = join(repoRoot, "operator/dist/cli/kubectl-remram.js");
+  chmodSync(target, 0o755);
+  symlinkSync(target, join(pluginDir, "kubectl-remram"));
+  return pluginDir;
+}
+
+/** A kubeconfig for a ServiceAccount bound to the chart's remram-approver role in the appliance namespace. */
+async function approverKubeconfig(): Promise<string> {
+  await kubectl(["-n", namespace, "create", "serviceaccount", approver]);
+  await kubectl([
+    "-n",
+    namespace,
+    "create",
+    "rolebinding",
+    approver,
+    "--clusterrole=remram-approver",
+    `--serviceaccount=${namespace}:${approver}`,
+  ]);
+  const token = (await kubectl(["-n", namespace, "create", "token", approver, "--duration=1h"])).trim();
+  const file = join(runDir, `${approver}-${namespace}.kubeconfig`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "box", cluster: { server: kubernetes.server, "insecure-skip-tls-verify": true } }],
+      users: [{ name: approver, user: { token } }],
+      contexts: [{ name: "box", context: { cluster: "box", user: approver, namespace } }],
+      "current-context": "box",
+    }),
+    { mode: 0o600 },
+  );
+  return file;
+}
+
+interface Proposal {
+  metadata: { name: string };
+  spec: { proposalId: string; artifactPath: string };
+  status?: { phase?: string; promotion?: { commitId?: string }; conditions?: unknown[] };
+}
+
+export function describeDreamApproval(): void {
+  describe("a dream's proposal approved with `kubectl remram` by another user", () => {
+    it("is mirrored, approved by the approver, and committed to the workspace repository on Cortex's volume", async () => {
+      // A household constraint from a reflection ("remember this"): the next dream proposes it for an artifact.
+      await cortexApi("POST", "/reflect", {
+        principal: { userId: "openai-user:alice", householdId: "home", agentId: "main" },
+        sessionId: "s-boiler",
+        items: [
+          {
+            type: "constraint",
+            statement: "The boiler must be serviced every May",
+            scope: { kind: "household", ownerIds: ["home"] },
+            sourceTurnIds: ["turn-1"],
+            userDirective: true,
+          },
+        ],
+      });
+      await kubectl(
+        ["apply", "-f", "-"],
+        JSON.stringify({
+          apiVersion: "remram.io/v1alpha1",
+          kind: "DreamSchedule",
+          metadata: { name: "nightly", namespace },
+          spec: { applianceRef: { name: "moltbox" }, schedule: "0 3 * * *", timeZone: "Europe/Oslo" },
+        }),
+      );
+      const plugins = installPlugin();
+      const admin = kubernetes.kubeconfig;
+      const dreamed = await kubectlAs(admin, ["remram", "dream", "now", "nightly", "-n", namespace], plugins);
+      expect(dreamed.stdout).toContain("nightly");
+      const schedule = await waitFor(
+        async () => {
+          const json = await kubectl(["-n", namespace, "get", "dreamschedule", "nightly", "-o", "json"]);
+          const run = (
+            JSON.parse(json) as { status?: { lastRun?: { outcome: string; mirroredProposals?: number } } }
+          ).status?.lastRun;
+          return run?.outcome === "Succeeded" || run?.outcome === "Failed" ? run : undefined;
+        },
+        { what: "the requested dream cycle", timeoutMs: 180_000, intervalMs: 2_000 },
+      );
+      expect(schedule, JSON.stringify(schedule)).toMatchObject({ outcome: "Succeeded" });
+      expect(schedule.mirroredProposals).toBeGreaterThanOrEqual(1);
+      const proposal = await waitFor(
+        async () => {
+          const json = await kubectl(["-n", namespace, "get", "artifactproposals", "-o", "json"]);
+          return (JSON.parse(json) as { items: Proposal[] }).items.find(
+            (item) => item.status?.phase === "Pending",
+          );
+        },
+        { what: "a mirrored ArtifactProposal awaiting a decision", timeoutMs: 60_000, intervalMs: 1_000 },
+      );
+
+      const approved = await kubectlAs(
+        await approverKubeconfig(),
+        ["remram", "approve", proposal.metadata.name, "-n", namespace],
+        plugins,
+      );
+      expect(approved.stdout).toContain(`approved by ${approverUser}`);
+      const promoted = await waitFor(
+        async () => {
+          const json = await kubectl([
+            "-n",
+            namespace,
+            "get",
+            "artifactproposal",
+            proposal.metadata.name,
+            "-o",
+            "json",
+          ]);
+          const current = JSON.parse(json) as Proposal;
+          return current.status?.phase === "Promoted" || current.status?.phase === "Failed"
+            ? current
+            : undefined;
+        },
+        { what: "the approved proposal promoted", timeoutMs: 120_000, intervalMs: 1_000 },
+      );
+      expect(promoted.status?.phase, JSON.stringify(promoted.status?.conditions)).toBe("Promoted");
+      const commitId = promoted.status?.promotion?.commitId ?? "";
+      expect(commitId).not.toBe("");
+      const log = await workspaceLog();
+      const entry = log.slice(log.indexOf(commitId));
+      expect(log).toContain(commitId);
+      expect(entry).toContain(proposal.spec.proposalId);
+      expect(entry).toContain(`approved by ${approverUser}`);
+      promotedCommit = commitId;
+    }, 420_000);
+  });
+}

@@ -1,0 +1,221 @@
+// The one appliance the real-node suite shares: the chart installed with the images built here, an appliance
+// applied in a namespace placed on the real node, and the ways a user reaches it (kubectl, the gateway's Service,
+// Cortex's API from inside its pod, kubectl-remram as another user).
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { testbedEndpoints } from "../../test/harness/src/inject.js";
+import { binPath, repoRoot, runDir } from "../../test/harness/src/paths.js";
+import { kubectl as runKubectl } from "../../test/harness/src/services/kubectl.js";
+
+const run = promisify(execFile);
+export const kubernetes = testbedEndpoints("kubernetes");
+export const node = testbedEndpoints("node");
+export const images = node.images.app;
+const registry = node.modelRegistry;
+if (registry === undefined)
+  throw new Error("the real-node appliance needs the registry service beside the node");
+export const modelRegistry = registry;
+
+const suffix = randomBytes(3).toString("hex");
+export const chart = join(repoRoot, "charts/remram-operator");
+export const valuesFile = join(runDir, `appliance-values-${suffix}.json`);
+export const operatorNamespace = `remram-system-${suffix}`;
+export const namespace = `home-${suffix}`;
+export const release = `remram-${suffix}`;
+
+export const kubectl = (args: readonly string[], input?: string, timeoutMs?: number): Promise<string> =>
+  runKubectl(kubernetes.kubeconfig, args, input, timeoutMs);
+export const helm = (...args: string[]) =>
+  run(binPath("helm"), [...args, `--kubeconfig=${kubernetes.kubeconfig}`, "-n", operatorNamespace], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+export const imageParts = (image: string) => ({
+  repository: image.slice(0, image.lastIndexOf(":")),
+  tag: image.slice(image.lastIndexOf(":") + 1),
+});
+
+/**
+ * The appliance as a user writes it, with the models named by the box's registry (the test bed's). SmolLM2's
+ * window is 8k tokens: the gateway gets that window, a short reply cap and the one `read` tool, so a turn's
+ * prompt (about 4.6k tokens) fits and a 2-core box answers in about a minute.
+ */
+export const appliance = {
+  apiVersion: "remram.io/v1alpha1",
+  kind: "RemramAppliance",
+  metadata: { name: "moltbox", namespace },
+  spec: {
+    hardwareProfile: "auto",
+    opensearch: { mode: "embedded" },
+    ollama: {
+      gpu: "auto",
+      models: {
+        embedding: modelRegistry.embedModel,
+        routing: modelRegistry.chatModel,
+        reflection: modelRegistry.chatModel,
+      },
+      contextWindow: 8192,
+      maxOutputTokens: 256,
+      // The test bed's registry speaks plain HTTP, as a model mirror on a home LAN may.
+      insecureRegistries: [new URL(modelRegistry.url).host],
+    },
+    gateway: { tools: { allow: ["read"] } },
+    workspace: { gitIdentity: { name: "Moltbox", email: "moltbox@home.arpa" } },
+  },
+};
+
+/** `helm install` with the local images, then `kubectl apply` of the appliance. */
+export async function installApplianceAndOperator(): Promise<void> {
+  for (const [name, labels] of [
+    [operatorNamespace, {}],
+    [namespace, { "pod-security.kubernetes.io/enforce": "restricted" }],
+  ] as const) {
+    await kubectl(
+      ["apply", "-f", "-"],
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name, labels, annotations: node.namespaceAnnotations },
+      }),
+    );
+  }
+  writeFileSync(
+    valuesFile,
+    JSON.stringify({
+      image: { ...imageParts(images.operator), pullPolicy: "Never" },
+      applianceNamespaces: [namespace],
+      operandImages: {
+        opensearch: images.opensearch,
+        ollama: images.ollama,
+        cortex: images.cortex,
+        gateway: images.gateway,
+        hooks: images.hooks,
+        devicePlugin: "nvidia/k8s-device-plugin:v0.17.0",
+      },
+    }),
+  );
+  // Other suites applied the CRDs without Helm; --take-ownership adopts them, as an upgrade from a hand install would.
+  await helm("install", release, chart, "--take-ownership", "-f", valuesFile, "--wait");
+  await kubectl(["apply", "-f", "-"], JSON.stringify(appliance));
+}
+
+export interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+export async function conditions(): Promise<Condition[]> {
+  const json = await kubectl(["-n", namespace, "get", "remramappliance", "moltbox", "-o", "json"]);
+  return (JSON.parse(json) as { status?: { conditions?: Condition[] } }).status?.conditions ?? [];
+}
+
+/** A jsonpath over the operator's pods. */
+export const operatorPods = (jsonpath: string): Promise<string> =>
+  kubectl([
+    "-n",
+    operatorNamespace,
+    "get",
+    "pods",
+    "-l",
+    "app.kubernetes.io/name=remram-operator",
+    "-o",
+    `jsonpath=${jsonpath}`,
+  ]);
+
+/** name → uid of the appliance's pods or claims: a changed uid means a restart or a lost volume. */
+export async function uids(kind: "pods" | "pvc"): Promise<Record<string, string>> {
+  const json = await kubectl(["-n", namespace, "get", kind, "-o", "json"]);
+  const items = (JSON.parse(json) as { items: { metadata: { name: string; uid: string } }[] }).items;
+  return Object.fromEntries(items.map((item) => [item.metadata.name, item.metadata.uid]));
+}
+
+/** Run a script with the component's own Node inside its pod (Cortex and the gateway images carry one). */
+export function nodeInPod(component: "cortex" | "gateway", script: string, ...args: string[]) {
+  return kubectl(
+    [
+      "-n",
+      namespace,
+      "exec",
+      `deployment/moltbox-${component}`,
+      "-c",
+      component,
+      "--",
+      "node",
+      "-e",
+      script,
+      ...args,
+    ],
+    undefined,
+    60_000,
+  );
+}
+
+/**
+ * Cortex's API as a client inside its pod calls it, with the token from the Secret the pod mounts. Cortex's
+ * NetworkPolicy admits only the gateway and the operator, so the test goes in rather than across.
+ */
+export async function cortexApi(method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> {
+  const script = `
+    const token = require("node:fs").readFileSync("/var/run/secrets/remram/cortex/token", "utf8").trim();
+    const [method, path, body] = process.argv.slice(1);
+    fetch("http://127.0.0.1:8080" + path, {
+      method,
+      headers: { authorization: "Bearer " + token, "content-type": "application/json" },
+      ...(body ? { body } : {}),
+    }).then(async (response) => {
+      const text = await response.text();
+      if (!response.ok) { console.error(response.status + " " + text); process.exit(1); }
+      console.log(text);
+    });`;
+  const out = await nodeInPod(
+    "cortex",
+    script,
+    method,
+    path,
+    ...(body === undefined ? [] : [JSON.stringify(body)]),
+  );
+  return JSON.parse(out) as unknown;
+}
+
+/** The hooks plugin's counters, read on the gateway pod's metrics port from inside the pod. */
+export async function hooksMetrics(): Promise<string> {
+  return nodeInPod(
+    "gateway",
+    `fetch("http://127.0.0.1:9464/metrics").then((r) => r.text()).then((t) => console.log(t))`,
+  );
+}
+
+/** The gateway's Service address and token, as a channel or client on the box would use them. */
+export async function gatewayAccess(): Promise<{ url: string; token: string }> {
+  const ip = await kubectl([
+    "-n",
+    namespace,
+    "get",
+    "service",
+    "moltbox-gateway",
+    "-o",
+    "jsonpath={.spec.clusterIP}",
+  ]);
+  const encoded = await kubectl([
+    "-n",
+    namespace,
+    "get",
+    "secret",
+    "moltbox-gateway-config",
+    "-o",
+    "jsonpath={.data.token}",
+  ]);
+  return { url: `http://${ip}:18789`, token: Buffer.from(encoded, "base64").toString("utf8") };
+}
+
+/** Run kubectl with `args` (a plugin such as `remram` included) under another kubeconfig, as that user. */
+export function kubectlAs(kubeconfig: string, args: readonly string[], extraPath: string) {
+  return run(binPath("kubectl"), [...args, `--kubeconfig=${kubeconfig}`], {
+    env: { ...process.env, PATH: `${extraPath}:${process.env.PATH ?? ""}` },
+    maxBuffer: 4 * 1024 * 1024,
+  });
+}
