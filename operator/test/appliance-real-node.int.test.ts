@@ -27,6 +27,7 @@ import {
 } from "./real-appliance.js";
 import { describeConversation, knownStatement, recall } from "./real-appliance-conversation.js";
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
+import { describeFaults } from "./real-appliance-faults.js";
 
 const run = promisify(execFile);
 
@@ -98,7 +99,7 @@ describe("an appliance applied with kubectl, reconciled by the in-cluster operat
 describeConversation();
 describeDreamApproval();
 
-describe("the appliance through `helm upgrade` and `helm uninstall`", () => {
+describe("the appliance through `helm upgrade`", () => {
   it("keeps running, and keeps its data, through `helm upgrade` to another operator image", async () => {
     const [podsBefore, claimsBefore] = [await uids("pods"), await uids("pvc")];
     // Another tag in the node's containerd: to Kubernetes a changed image, so the operator's pod is replaced.
@@ -157,8 +158,12 @@ describe("the appliance through `helm upgrade` and `helm uninstall`", () => {
     expect(await recall("Where does my sister Ingrid live?")).toContain(knownStatement);
     expect(await workspaceLog()).toContain(approvedCommit());
   }, 240_000);
+});
 
-  it("keeps the CRDs, the appliance and its volumes through `helm uninstall`", async () => {
+describeFaults();
+
+describe("the appliance after `helm uninstall`", () => {
+  it("keeps the CRDs, the appliance and its volumes", async () => {
     const claimsBefore = await uids("pvc");
     await helm("uninstall", release, "--wait");
     for (const crd of ["remramappliances", "dreamschedules", "dimensionpolicies", "artifactproposals"]) {

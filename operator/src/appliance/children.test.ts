@@ -156,10 +156,18 @@ describe("the appliance's children", () => {
       config: {
         cortex: { url: "http://box-cortex.home.svc:8080", tokenFile: "/var/run/secrets/remram/cortex/token" },
         injection: { tokenCeiling: 2048 },
-        reflection: { model: { provider: "ollama", model: "qwen3:14b" } },
+        reflection: { model: { provider: "ollama-reflect", model: "qwen3:14b" } },
       },
-      subagent: { allowModelOverride: true, allowedModels: ["ollama/qwen3:14b"] },
+      subagent: { allowModelOverride: true, allowedModels: ["ollama-reflect/qwen3:14b"] },
     });
+    // Reflection replies are held to JSON; conversation replies are not.
+    expect(config.models.providers["ollama-reflect"].models).toEqual([
+      expect.objectContaining({ id: "qwen3:14b", params: expect.objectContaining({ format: "json" }) }),
+    ]);
+    expect(config.models.providers.ollama.models.map((model: { id: string }) => model.id)).toEqual([
+      "qwen3:8b",
+    ]);
+    expect(config.models.providers.ollama.models[0].params.format).toBeUndefined();
     expect(config.models.providers.ollama).toMatchObject({
       api: "ollama",
       baseUrl: "http://box-ollama:11434",

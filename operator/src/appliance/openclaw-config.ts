@@ -7,6 +7,8 @@ import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 
 export const gatewayPort = 18789;
 export const hooksPluginId = "remram-hooks";
+/** The provider entry reflection runs use: the same Ollama, with replies held to JSON (Ollama's format). */
+export const reflectionProviderId = "ollama-reflect";
 /** The gateway pod's emptyDir the hooks image's init container fills. */
 export const hooksVolumeDir = "/opt/remram-hooks";
 /** The plugin one level down: OpenClaw refuses a world-writable plugin folder, and an emptyDir's root is mode 0777. */
@@ -37,10 +39,28 @@ export interface OpenClawConfigInput {
 }
 
 export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, unknown> {
-  const chatModels = [...new Set([input.models.routing, input.models.reflection])];
   const agents = input.gateway.agents ?? [{ id: "main" }];
   const { contextWindow, maxOutputTokens } = input.generation;
   const smallContext = contextWindow < bootstrapContextMinimum;
+  const chatModel = (model: string, params: Record<string, unknown> = {}) => ({
+    id: model,
+    name: model,
+    input: ["text"],
+    contextWindow,
+    maxTokens: maxOutputTokens,
+    // Without a window OpenClaw assumes 128k and sends prompts Ollama's num_ctx cannot hold.
+    params: { num_ctx: contextWindow, num_predict: maxOutputTokens, ...params },
+  });
+  const ollamaProvider = (models: ReturnType<typeof chatModel>[]) => ({
+    baseUrl: input.ollamaUrl,
+    // Ollama ignores the key. OpenClaw 2026.9.6 does not accept its own "ollama-local" marker for a model the
+    // hooks plugin routes a run to (the run fails with missing-provider-auth), so this is a plain value.
+    apiKey: "remram-appliance",
+    api: "ollama",
+    // A cold model on a CPU box can take minutes to answer a long prompt.
+    timeoutSeconds: 600,
+    models,
+  });
   return {
     gateway: {
       mode: "local",
@@ -54,24 +74,17 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       mode: "replace",
       catalogRefresh: { enabled: false },
       providers: {
-        ollama: {
-          baseUrl: input.ollamaUrl,
-          // Ollama ignores the key. OpenClaw 2026.9.6 does not accept its own "ollama-local" marker for a model the
-          // hooks plugin routes a run to (the run fails with missing-provider-auth), so this is a plain value.
-          apiKey: "remram-appliance",
-          api: "ollama",
-          // A cold model on a CPU box can take minutes to answer a long prompt.
-          timeoutSeconds: 600,
-          // Without a window OpenClaw assumes 128k and sends prompts Ollama's num_ctx cannot hold.
-          models: chatModels.map((model) => ({
-            id: model,
-            name: model,
-            input: ["text"],
-            contextWindow,
-            maxTokens: maxOutputTokens,
-            params: { num_ctx: contextWindow, num_predict: maxOutputTokens },
-          })),
-        },
+        ollama: ollamaProvider(
+          [
+            ...new Set([
+              input.models.routing,
+              ...agents.flatMap((agent) => (agent.model ? [agent.model] : [])),
+            ]),
+          ].map((model) => chatModel(model)),
+        ),
+        // The reflection model under a provider of its own, so its JSON mode applies to reflection runs only and
+        // never to the conversation, even when both roles name the same model.
+        [reflectionProviderId]: ollamaProvider([chatModel(input.models.reflection, { format: "json" })]),
       },
     },
     agents: {
@@ -112,12 +125,15 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
           enabled: true,
           hooks: { allowConversationAccess: true, allowPromptInjection: true },
           // Reflection runs on the spec's reflection model; the gateway lets the plugin pick that one model only.
-          subagent: { allowModelOverride: true, allowedModels: [`ollama/${input.models.reflection}`] },
+          subagent: {
+            allowModelOverride: true,
+            allowedModels: [`${reflectionProviderId}/${input.models.reflection}`],
+          },
           // Must validate against the plugin's configSchema (hooks/openclaw.plugin.json) or the gateway refuses to start.
           config: {
             cortex: { url: input.cortexUrl, tokenFile: gatewayCortexTokenFile },
             injection: { tokenCeiling: input.tokenBudget },
-            reflection: { model: { provider: "ollama", model: input.models.reflection } },
+            reflection: { model: { provider: reflectionProviderId, model: input.models.reflection } },
             escalation: { local: { provider: "ollama", model: input.models.routing } },
             metrics: { host: "0.0.0.0", port: hooksMetricsPort },
           },

@@ -5,6 +5,7 @@ import {
   formatApplianceStatus,
   type ProposalView,
   parseArguments,
+  splitConnectionFlags,
   UsageError,
 } from "./commands.js";
 
@@ -42,6 +43,18 @@ describe("kubectl remram arguments", () => {
       comment: "no",
     });
     expect(parseArguments(["dream", "now", "nightly"])).toEqual({ verb: "dream-now", name: "nightly" });
+  });
+
+  it("take kubectl's connection flags, which kubectl passes on to plugins, out of the command", () => {
+    expect(
+      splitConnectionFlags(["approve", "p1", "--kubeconfig=/k/alice", "-n", "home", "--context", "box"]),
+    ).toEqual({
+      connection: { kubeconfig: "/k/alice", context: "box" },
+      rest: ["approve", "p1", "-n", "home"],
+    });
+    expect(splitConnectionFlags(["status"])).toEqual({ connection: {}, rest: ["status"] });
+    expect(() => splitConnectionFlags(["status", "--kubeconfig"])).toThrow(UsageError);
+    expect(() => splitConnectionFlags(["status", "--context="])).toThrow("--context needs a value");
   });
 
   it("explain what is missing or unknown", () => {

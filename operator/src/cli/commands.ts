@@ -24,10 +24,38 @@ export const usage = `kubectl remram — approve Remram artifact proposals and i
   kubectl remram diff PROPOSAL [-n NAMESPACE]
   kubectl remram status [APPLIANCE] [-n NAMESPACE]
   kubectl remram dream now SCHEDULE [-n NAMESPACE]
+
+Every command also takes kubectl's --kubeconfig and --context.
 `;
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
+}
+
+/** kubectl's connection flags, which kubectl hands a plugin with the rest of its arguments. */
+export interface Connection {
+  kubeconfig?: string;
+  context?: string;
+}
+
+/** Take `--kubeconfig` and `--context` (both spellings) out of `argv`; the rest is the command. */
+export function splitConnectionFlags(argv: readonly string[]): { connection: Connection; rest: string[] } {
+  const connection: Connection = {};
+  const rest: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index] as string;
+    const flag = (["kubeconfig", "context"] as const).find(
+      (name) => argument === `--${name}` || argument.startsWith(`--${name}=`),
+    );
+    if (flag === undefined) {
+      rest.push(argument);
+      continue;
+    }
+    const value = argument.includes("=") ? argument.slice(argument.indexOf("=") + 1) : argv[++index];
+    if (value === undefined || value === "") throw new UsageError(`--${flag} needs a value`);
+    connection[flag] = value;
+  }
+  return { connection, rest };
 }
 
 export function parseArguments(argv: readonly string[]): Command {

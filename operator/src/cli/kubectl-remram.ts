@@ -9,11 +9,13 @@ import { KubeApiError, KubeClient } from "../runtime/kube-client.js";
 import {
   type ApplianceView,
   type Command,
+  type Connection,
   decisionBlocker,
   decisionPatch,
   formatApplianceStatus,
   type ProposalView,
   parseArguments,
+  splitConnectionFlags,
   UsageError,
   usage,
 } from "./commands.js";
@@ -109,8 +111,11 @@ function explain(error: unknown, command: Command, namespace: string): string {
 
 async function main(argv: readonly string[]): Promise<number> {
   let command: Command;
+  let connection: Connection;
   try {
-    command = parseArguments(argv);
+    const split = splitConnectionFlags(argv);
+    connection = split.connection;
+    command = parseArguments(split.rest);
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`error: ${error.message}\n\n${usage}`);
@@ -119,7 +124,9 @@ async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromDefault();
+  if (connection.kubeconfig === undefined) kubeConfig.loadFromDefault();
+  else kubeConfig.loadFromFile(connection.kubeconfig);
+  if (connection.context !== undefined) kubeConfig.setCurrentContext(connection.context);
   const namespace =
     (command.verb !== "help" ? command.namespace : undefined) ??
     kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ??
