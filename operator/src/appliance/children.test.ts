@@ -213,6 +213,51 @@ describe("the appliance's children", () => {
     expect(closed.find((child) => child.metadata.name === "box-allow-gateway-metrics")).toBeUndefined();
   });
 
+  it("admit to Cortex only the gateway, the operator's namespace, the Remram app and Prometheus from the metrics namespaces", () => {
+    const cortexPolicy = (overrides: Partial<ApplianceContext> = {}) =>
+      buildApplianceChildren(context({}, overrides)).find(
+        (child) => child.metadata.name === "box-allow-cortex",
+      ) as (KubeObject & { spec: Record<string, unknown> }) | undefined;
+    const policy = cortexPolicy({ metricsNamespaces: ["monitoring", "observability"] });
+    expect(policy?.kind).toBe("NetworkPolicy");
+    expect(policy?.spec).toEqual({
+      podSelector: {
+        matchLabels: { "app.kubernetes.io/name": "cortex", "app.kubernetes.io/instance": "box" },
+      },
+      policyTypes: ["Ingress"],
+      ingress: [
+        {
+          from: [
+            {
+              podSelector: {
+                matchLabels: { "app.kubernetes.io/name": "gateway", "app.kubernetes.io/instance": "box" },
+              },
+            },
+            { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "remram-system" } } },
+            // No namespaceSelector: pods of the appliance's own namespace only.
+            { podSelector: { matchLabels: { "app.kubernetes.io/name": "remram-app" } } },
+          ],
+          ports: [{ port: 8080 }],
+        },
+        {
+          from: [
+            { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } },
+            { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "observability" } } },
+          ],
+          ports: [{ port: 8080 }],
+        },
+      ],
+    });
+    // No peer may select every namespace (an empty selector) or every pod.
+    const peers = JSON.stringify(policy?.spec.ingress);
+    expect(peers).not.toContain('"namespaceSelector":{}');
+    expect(peers).not.toContain('"podSelector":{}');
+    // Without metrics namespaces nobody scrapes Cortex; the callers stay.
+    const unscraped = cortexPolicy({ metricsNamespaces: [] });
+    const rules = (unscraped?.spec.ingress ?? []) as { from: unknown[] }[];
+    expect(rules.map((rule) => rule.from.length)).toEqual([3]);
+  });
+
   it("configure Cortex only with settings it reads: candidates from topK, external OpenSearch credentials by file", () => {
     const children = buildApplianceChildren(
       context({

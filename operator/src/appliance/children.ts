@@ -561,6 +561,16 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
 
 // --- NetworkPolicies ------------------------------------------------------------------------------------------
 
+/**
+ * The label of the Remram app (the user and governance surface: knowledge inspection, artifact review), which is
+ * not part of this repository: a pod carrying it in the appliance's namespace may call Cortex's API.
+ */
+export const remramAppLabels = { "app.kubernetes.io/name": "remram-app" } as const;
+
+function namespacePeer(namespace: string) {
+  return { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } } };
+}
+
 /** Default-deny ingress for the appliance's pods, then only the paths the architecture needs. */
 export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
   const policy = (component: string, spec: Record<string, unknown>): KubeObject =>
@@ -585,12 +595,27 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
     }),
     allow("opensearch", from("cortex")),
     // The operator pulls and lists models (ModelsReady); without it an in-cluster operator never sees them.
-    allow("ollama", [
-      ...from("cortex", "gateway"),
-      { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ctx.operatorNamespace } } },
-    ]),
-    // Cortex is called by the gateway's hooks and by the operator (from its own namespace).
-    allow("cortex", [...from("gateway"), { namespaceSelector: {} }]),
+    allow("ollama", [...from("cortex", "gateway"), namespacePeer(ctx.operatorNamespace)]),
+    // Cortex's API: the gateway's hooks, the operator (policies, dream, promotions) from its own namespace, and
+    // the Remram app beside the appliance. Prometheus scrapes /metrics on the same port (Cortex serves both there,
+    // so the policy can narrow the scrape to the port, not the path), only from the metrics namespaces.
+    policy("allow-cortex", {
+      podSelector: { matchLabels: selectorLabels(ctx.name, "cortex") },
+      policyTypes: ["Ingress"],
+      ingress: [
+        {
+          from: [
+            ...from("gateway"),
+            namespacePeer(ctx.operatorNamespace),
+            { podSelector: { matchLabels: remramAppLabels } },
+          ],
+          ports: [{ port: ports.cortex }],
+        },
+        ...(ctx.metricsNamespaces.length === 0
+          ? []
+          : [{ from: ctx.metricsNamespaces.map(namespacePeer), ports: [{ port: ports.cortex }] }]),
+      ],
+    }),
     // The gateway is the appliance's front door.
     allow("gateway", []),
     // The hooks plugin's metrics, for Prometheus in the namespaces the chart names, and nobody else.
@@ -602,9 +627,7 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
             policyTypes: ["Ingress"],
             ingress: [
               {
-                from: ctx.metricsNamespaces.map((namespace) => ({
-                  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } },
-                })),
+                from: ctx.metricsNamespaces.map(namespacePeer),
                 ports: [{ port: hooksMetricsPort }],
               },
             ],
