@@ -5,7 +5,7 @@ import type { KubeObject } from "../runtime/kube-client.js";
 import {
   type ApplianceContext,
   buildApplianceChildren,
-  buildGpuPrerequisites,
+  buildDevicePlugin,
   buildOllama,
   buildOpenSearch,
   keepLiveStorage,
@@ -283,11 +283,25 @@ describe("the appliance's children", () => {
     expect(Object.keys(env).filter((name) => /PASSWORD|REFLECTION|TOKEN_BUDGET/.test(name))).toEqual([]);
   });
 
-  it("keep the node-level GPU prerequisites out of the appliance's namespace and ownership", () => {
-    const [runtimeClass, daemonSet] = buildGpuPrerequisites(images, "nvidia");
-    expect(runtimeClass).toMatchObject({ kind: "RuntimeClass", handler: "nvidia" });
-    expect(daemonSet?.metadata.namespace).toBe("kube-system");
-    expect(daemonSet?.metadata.ownerReferences).toBeUndefined();
+  it("keep the node-level device plugin out of the appliance's namespace and ownership, under the given RuntimeClass", () => {
+    const daemonSet = buildDevicePlugin(images, "gpu");
+    expect(daemonSet.kind).toBe("DaemonSet");
+    expect(daemonSet.metadata.namespace).toBe("kube-system");
+    expect(daemonSet.metadata.ownerReferences).toBeUndefined();
+    expect(podOf(daemonSet).runtimeClassName).toBe("gpu");
+  });
+
+  it("never include a RuntimeClass: the operator reads the node's, it does not make one", () => {
+    const kinds = buildApplianceChildren(context({ ollama: { runtimeClassName: "gpu" } })).map(
+      (child) => child.kind,
+    );
+    expect(kinds).not.toContain("RuntimeClass");
+    const pod = podOf(
+      buildOllama(context({ ollama: { runtimeClassName: "gpu" } })).find(
+        (child) => child.kind === "Deployment",
+      ),
+    );
+    expect(pod.runtimeClassName).toBe("gpu");
   });
 });
 

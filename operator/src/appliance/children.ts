@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
 import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import type { KubeObject, OwnerReference } from "../runtime/kube-client.js";
+import { runtimeClassNameOf } from "./gpu.js";
 import { type HardwareProfile, quantityToMiB } from "./hardware-profiles.js";
 import {
   buildOpenClawConfig,
@@ -242,7 +243,7 @@ export function buildOllama(ctx: ApplianceContext): KubeObject[] {
   const resources = resourcesOf(profile.resources);
   const gpuPod = ctx.useGpu
     ? {
-        runtimeClassName: ctx.spec.ollama.runtimeClassName ?? "nvidia",
+        runtimeClassName: runtimeClassNameOf(ctx.spec),
         tolerations: [{ key: gpuResource, operator: "Exists", effect: "NoSchedule" }],
       }
     : {};
@@ -700,50 +701,43 @@ export const devicePluginNamespace = "kube-system";
 export const devicePluginName = "remram-nvidia-device-plugin";
 
 /**
- * The NVIDIA device plugin DaemonSet and its RuntimeClass. They serve every GPU workload on the node, not one
- * appliance, and a namespaced appliance cannot own cluster-scoped or other-namespace objects: so they carry the
- * managed-by label but no ownerReference, and deleting an appliance leaves them. The plugin needs hostPath
- * (kubelet's device-plugin socket dir), which restricted namespaces forbid; it runs in kube-system.
+ * The NVIDIA device plugin DaemonSet, run under the existing GPU RuntimeClass (the operator reads that one, k3s's
+ * `nvidia` by default, and never creates one: see gpu.ts). It serves every GPU workload on the node, not one
+ * appliance, and a namespaced appliance cannot own an object in another namespace: so it carries the managed-by
+ * label but no ownerReference, and deleting an appliance leaves it. The plugin needs hostPath (kubelet's
+ * device-plugin socket dir), which restricted namespaces forbid; it runs in kube-system.
  */
-export function buildGpuPrerequisites(images: OperatorImages, runtimeClassName: string): KubeObject[] {
+export function buildDevicePlugin(images: OperatorImages, runtimeClassName: string): KubeObject {
   const labels = {
     "app.kubernetes.io/name": "nvidia-device-plugin",
     "app.kubernetes.io/part-of": "remram",
     "app.kubernetes.io/managed-by": managedBy,
   };
-  return [
-    {
-      apiVersion: "node.k8s.io/v1",
-      kind: "RuntimeClass",
-      metadata: { name: runtimeClassName, labels },
-      handler: "nvidia",
-    } as KubeObject,
-    {
-      apiVersion: "apps/v1",
-      kind: "DaemonSet",
-      metadata: { name: devicePluginName, namespace: devicePluginNamespace, labels },
-      spec: {
-        selector: { matchLabels: { "app.kubernetes.io/name": "nvidia-device-plugin" } },
-        updateStrategy: { type: "RollingUpdate" },
-        template: {
-          metadata: { labels },
-          spec: {
-            runtimeClassName,
-            priorityClassName: "system-node-critical",
-            tolerations: [{ key: gpuResource, operator: "Exists", effect: "NoSchedule" }],
-            containers: [
-              {
-                name: "nvidia-device-plugin",
-                image: images.devicePlugin,
-                env: [{ name: "FAIL_ON_INIT_ERROR", value: "false" }],
-                securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
-                volumeMounts: [{ name: "device-plugin", mountPath: "/var/lib/kubelet/device-plugins" }],
-              },
-            ],
-            volumes: [{ name: "device-plugin", hostPath: { path: "/var/lib/kubelet/device-plugins" } }],
-          },
+  return {
+    apiVersion: "apps/v1",
+    kind: "DaemonSet",
+    metadata: { name: devicePluginName, namespace: devicePluginNamespace, labels },
+    spec: {
+      selector: { matchLabels: { "app.kubernetes.io/name": "nvidia-device-plugin" } },
+      updateStrategy: { type: "RollingUpdate" },
+      template: {
+        metadata: { labels },
+        spec: {
+          runtimeClassName,
+          priorityClassName: "system-node-critical",
+          tolerations: [{ key: gpuResource, operator: "Exists", effect: "NoSchedule" }],
+          containers: [
+            {
+              name: "nvidia-device-plugin",
+              image: images.devicePlugin,
+              env: [{ name: "FAIL_ON_INIT_ERROR", value: "false" }],
+              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+              volumeMounts: [{ name: "device-plugin", mountPath: "/var/lib/kubelet/device-plugins" }],
+            },
+          ],
+          volumes: [{ name: "device-plugin", hostPath: { path: "/var/lib/kubelet/device-plugins" } }],
         },
       },
-    } as KubeObject,
-  ];
+    },
+  } as KubeObject;
 }
