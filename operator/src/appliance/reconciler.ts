@@ -17,7 +17,7 @@ import { controllerReference, splitKey } from "../runtime/owner.js";
 import {
   type ApplianceContext,
   buildApplianceChildren,
-  buildGpuPrerequisites,
+  buildDevicePlugin,
   childName,
   cortexTokenKey,
   cortexTokenSecretName,
@@ -29,12 +29,14 @@ import {
   serviceUrl,
 } from "./children.js";
 import {
-  gpuInventory,
-  type HardwareProfile,
-  type NodeLike,
-  type ProfileName,
-  selectProfile,
-} from "./hardware-profiles.js";
+  decideGpu,
+  type GpuNodeLike,
+  type RuntimeClassLike,
+  runtimeClassNameOf,
+  runtimeClassState,
+  usableGpuInventory,
+} from "./gpu.js";
+import { gpuInventory, type HardwareProfile, type ProfileName, selectProfile } from "./hardware-profiles.js";
 import type { ModelPuller } from "./model-puller.js";
 import { applianceConditions, degradedCondition, observeWorkload } from "./status.js";
 
@@ -52,7 +54,9 @@ export interface Cache<T> {
 export interface ApplianceReconcilerDeps {
   client: KubeClient;
   appliances: Cache<RemramAppliance>;
-  nodes: Cache<NodeLike>;
+  nodes: Cache<GpuNodeLike>;
+  /** Cluster-scoped RuntimeClasses: read to find the GPU one, never written. */
+  runtimeClasses: Cache<RuntimeClassLike>;
   /** Caches of owned children by kind ("Deployment", "Secret", ...), and of the appliance's pods. */
   children: (kind: string) => Cache<KubeObject> | undefined;
   pods: Cache<PodLike>;
@@ -109,12 +113,25 @@ export class ApplianceReconciler {
     const spec = parsed.data;
     const nodes = this.deps.nodes.list();
     const inventory = gpuInventory(nodes);
-    const profileName = spec.hardwareProfile === "auto" ? selectProfile(inventory) : spec.hardwareProfile;
+    const gpuMode = spec.ollama.gpu;
+    const runtimeClassName = runtimeClassNameOf(spec);
+    const runtimeClass = runtimeClassState(
+      runtimeClassName,
+      this.deps.runtimeClasses.get(undefined, runtimeClassName),
+      nodes,
+    );
+    const profileName =
+      spec.hardwareProfile === "auto"
+        ? selectProfile(usableGpuInventory(gpuMode, inventory, runtimeClass))
+        : spec.hardwareProfile;
     const profile = this.deps.profiles.get(profileName);
     if (profile === undefined) throw new Error(`hardware profile ${profileName} is not installed`);
-    const gpuMode = spec.ollama.gpu;
-    const useGpu =
-      gpuMode === "required" || (gpuMode === "auto" && inventory.count > 0 && profile.ollama.gpu);
+    const { useGpu, devicePlugin } = decideGpu({
+      mode: gpuMode,
+      inventory,
+      runtimeClass,
+      profileUsesGpu: profile.ollama.gpu,
+    });
 
     const ctx: ApplianceContext = {
       name,
@@ -143,19 +160,7 @@ export class ApplianceReconciler {
     };
     await this.checkCortexTokenSecret(ctx);
     const desired = buildApplianceChildren(ctx);
-    const needsDevicePlugin =
-      gpuMode !== "disabled" &&
-      inventory.count === 0 &&
-      (inventory.hardwareLabelled || gpuMode === "required");
-    if (useGpu || needsDevicePlugin) {
-      const [runtimeClass, devicePlugin] = buildGpuPrerequisites(
-        this.deps.images,
-        spec.ollama.runtimeClassName ?? "nvidia",
-      );
-      // The RuntimeClass must exist before a GPU pod is admitted (k3s ships one; elsewhere we provide it).
-      if (runtimeClass) desired.push(runtimeClass);
-      if (needsDevicePlugin && devicePlugin) desired.push(devicePlugin);
-    }
+    if (devicePlugin) desired.push(buildDevicePlugin(this.deps.images, runtimeClassName));
     const applied = await this.applyChildren(desired);
 
     const models = requiredModels(ctx);
@@ -184,6 +189,7 @@ export class ApplianceReconciler {
       spec,
       gpu: inventory,
       useGpu,
+      runtimeClass,
       workloads,
       models: { required, ...modelReport },
       ...(hostMaxMapCount !== undefined ? { hostMaxMapCount } : {}),
@@ -271,7 +277,7 @@ export class ApplianceReconciler {
     return applied;
   }
 
-  /** Objects outside the child caches (the GPU prerequisites) are read directly. */
+  /** Objects outside the child caches (the device plugin DaemonSet in kube-system) are read directly. */
   private async liveWithoutCache(
     object: KubeObject,
     cache: Cache<KubeObject> | undefined,

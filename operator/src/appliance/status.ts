@@ -6,6 +6,7 @@
 import type { Condition } from "../api/v1alpha1/common.js";
 import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { type ConditionInput, summarizeReady } from "../runtime/conditions.js";
+import type { RuntimeClassState } from "./gpu.js";
 import type { GpuInventory } from "./hardware-profiles.js";
 
 export const reasons = {
@@ -14,7 +15,10 @@ export const reasons = {
   gpuFound: "GPUFound",
   gpuDisabled: "GPUDisabled",
   cpuFallback: "NoGPUCPUFallback",
+  gpuRuntimeCpuFallback: "NoGPURuntimeCPUFallback",
   gpuRequiredMissing: "GPURequiredButMissing",
+  runtimeClassNotFound: "RuntimeClassNotFound",
+  runtimeHandlerNotFound: "RuntimeHandlerNotFound",
   maxMapCountOk: "VmMaxMapCountSufficient",
   maxMapCountLow: "VmMaxMapCountTooLow",
   notMeasured: "NotMeasured",
@@ -79,6 +83,8 @@ export interface ApplianceObservation {
   spec: RemramApplianceSpec;
   gpu: GpuInventory;
   useGpu: boolean;
+  /** The RuntimeClass for GPU pods; absent means usable (callers that do not look). */
+  runtimeClass?: RuntimeClassState;
   /** The host's vm.max_map_count as the OpenSearch pod's init container read it. */
   hostMaxMapCount?: number;
   workloads: Record<"opensearch" | "ollama" | "cortex" | "gateway", WorkloadObservation>;
@@ -92,6 +98,17 @@ const conditionTitles = {
   gateway: "GatewayReady",
 } as const;
 
+/** Why pods cannot use the GPU through the RuntimeClass, and what fixes it; undefined when they can. */
+function runtimeProblem(runtimeClass: RuntimeClassState | undefined): string | undefined {
+  if (runtimeClass === undefined || runtimeClass.status === "Found") return undefined;
+  const fix =
+    "install the NVIDIA container toolkit and restart k3s (it then configures the nvidia runtime), or name the RuntimeClass in spec.ollama.runtimeClassName";
+  if (runtimeClass.status === "NotFound") {
+    return `RuntimeClass ${runtimeClass.name} does not exist: ${fix}`;
+  }
+  return `RuntimeClass ${runtimeClass.name} needs runtime handler ${runtimeClass.handler}, which ${runtimeClass.nodes.join(", ")} does not report: ${fix}`;
+}
+
 function gpuCondition(observation: ApplianceObservation): ConditionInput {
   const mode = observation.spec.ollama.gpu;
   const { count, product } = observation.gpu;
@@ -101,6 +118,27 @@ function gpuCondition(observation: ApplianceObservation): ConditionInput {
       status: "False",
       reason: reasons.gpuDisabled,
       message: "spec.ollama.gpu is disabled",
+    };
+  }
+  const problem = runtimeProblem(observation.runtimeClass);
+  if (problem !== undefined && mode === "required") {
+    return {
+      type: "GPUAvailable",
+      status: "False",
+      reason:
+        observation.runtimeClass?.status === "NotFound"
+          ? reasons.runtimeClassNotFound
+          : reasons.runtimeHandlerNotFound,
+      message: `spec.ollama.gpu is required, but ${problem}; Ollama waits`.slice(0, 1024),
+    };
+  }
+  if (problem !== undefined && (count > 0 || observation.gpu.hardwareLabelled)) {
+    const found = count > 0 ? `${count} nvidia.com/gpu allocatable` : "NVIDIA hardware labelled";
+    return {
+      type: "GPUAvailable",
+      status: "False",
+      reason: reasons.gpuRuntimeCpuFallback,
+      message: `${found}, but ${problem}; Ollama runs on the CPU`.slice(0, 1024),
     };
   }
   if (count > 0) {
