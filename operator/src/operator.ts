@@ -240,6 +240,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     ...(options.cortexUrl ? { cortexUrl: options.cortexUrl } : {}),
     ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
   });
+  const modelPuller = new ModelPuller(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {});
   const applianceReconciler = new ApplianceReconciler({
     client,
     appliances,
@@ -252,7 +253,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     images: options.images,
     ...(options.metricsNamespaces ? { metricsNamespaces: options.metricsNamespaces } : {}),
     operatorNamespace: options.leaseNamespace,
-    models: new ModelPuller(options.fetchImpl),
+    models: modelPuller,
+    enqueue: (key) => enqueue("appliance", key),
     ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
     metrics,
     now,
@@ -375,6 +377,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     lostLeadership,
     async stop() {
       await Promise.all([...controllers.values()].map((each) => each.stop()));
+      // Closing the pull streams lets Ollama cancel the downloads and record their parts for the next leader.
+      modelPuller.stop();
       await Promise.all(informers.map((each) => each.stop()));
       await elector.stop();
       metrics.leaderStatus.set({ name: leaseName }, 0);

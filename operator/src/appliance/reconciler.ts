@@ -68,6 +68,8 @@ export interface ApplianceReconcilerDeps {
   /** The operator's own namespace (its pods reach each appliance's Ollama through the NetworkPolicy). */
   operatorNamespace: string;
   models: ModelPuller;
+  /** Requeue an appliance now (a model pull published progress, failed or finished). */
+  enqueue?: (key: string) => void;
   /** Where the operator itself reaches an appliance's Ollama (cluster DNS by default; overridden when run outside). */
   ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
   now: () => number;
@@ -181,7 +183,10 @@ export class ApplianceReconciler {
       ? await this.deps.models.ensure(
           ollamaUrl,
           required.map((model) => model.name),
-          spec.ollama.insecureRegistries,
+          {
+            insecureRegistries: spec.ollama.insecureRegistries,
+            ...(this.deps.enqueue ? { onChange: () => this.deps.enqueue?.(key) } : {}),
+          },
         )
       : { pullError: "Ollama is not available yet" };
     const hostMaxMapCount = this.hostMaxMapCount(namespace, name);
@@ -221,11 +226,24 @@ export class ApplianceReconciler {
             ? previousModel.pulledAt
             : nowIso
           : undefined;
+        const progress = found ? undefined : modelReport.pulls?.get(model.name);
+        const pullError = found ? undefined : modelReport.pullErrors?.get(model.name);
         return {
           name: model.name,
           role: model.role,
           ...(found?.digest ? { digest: found.digest.slice(0, 128) } : {}),
           ...(pulledAt ? { pulledAt } : {}),
+          ...(progress !== undefined || pullError !== undefined
+            ? {
+                pull: {
+                  status: (progress?.status ?? "starting").slice(0, 128),
+                  completedBytes: progress?.completedBytes ?? 0,
+                  totalBytes: progress?.totalBytes ?? 0,
+                  percent: progress?.percent ?? 0,
+                  ...(pullError !== undefined ? { error: pullError.slice(0, 512) } : {}),
+                },
+              }
+            : {}),
         };
       }),
       endpoints: {

@@ -8,6 +8,7 @@ import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { type ConditionInput, summarizeReady } from "../runtime/conditions.js";
 import type { RuntimeClassState } from "./gpu.js";
 import type { GpuInventory } from "./hardware-profiles.js";
+import { type PullProgress, pullingMessage } from "./pull-progress.js";
 
 export const reasons = {
   reconciling: "Reconciling",
@@ -76,7 +77,12 @@ export interface ModelObservation {
   required: { role: "routing" | "reflection" | "embedding"; name: string }[];
   /** Names /api/tags listed; undefined when Ollama could not be asked. */
   listed?: { name: string; digest?: string }[];
+  /** Why the models could not be checked (Ollama unreachable or not available yet). */
   pullError?: string;
+  /** The last failure of a missing model's pull, by model name. */
+  pullErrors?: ReadonlyMap<string, string>;
+  /** The published progress of each running or failed pull, by model name. */
+  pulls?: ReadonlyMap<string, PullProgress>;
 }
 
 export interface ApplianceObservation {
@@ -222,11 +228,24 @@ function modelsCondition(models: ModelObservation): ConditionInput {
   if (missing.length === 0) {
     return { type, status: "True", reason: reasons.modelsListed, message: "every required model is listed" };
   }
-  const names = [...new Set(missing.map((model) => model.name))].join(", ");
-  if (models.pullError !== undefined) {
-    return { type, status: "False", reason: reasons.pullFailed, message: `${names}: ${models.pullError}` };
+  const names = [...new Set(missing.map((model) => model.name))];
+  const failed = names.filter((name) => models.pullErrors?.has(name));
+  if (failed.length > 0) {
+    const pulling = names.filter((name) => !models.pullErrors?.has(name));
+    const failures = failed.map((name) => `${name}: ${models.pullErrors?.get(name)}`).join("; ");
+    return {
+      type,
+      status: "False",
+      reason: reasons.pullFailed,
+      message: pulling.length > 0 ? `${failures}; ${pullingMessage(pulling, models.pulls)}` : failures,
+    };
   }
-  return { type, status: "Unknown", reason: reasons.modelsPulling, message: `pulling ${names}` };
+  return {
+    type,
+    status: "Unknown",
+    reason: reasons.modelsPulling,
+    message: pullingMessage(names, models.pulls),
+  };
 }
 
 /** Every condition of the appliance, Ready first. */

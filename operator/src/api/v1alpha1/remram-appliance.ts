@@ -285,6 +285,29 @@ export const remramApplianceStatus = z
               role: z.enum(["routing", "reflection", "embedding"]),
               digest: z.string().max(128).optional(),
               pulledAt: timestamp.optional(),
+              pull: z
+                .object({
+                  status: z
+                    .string()
+                    .max(128)
+                    .describe(
+                      "Ollama's latest status line: pulling manifest, downloading, verifying sha256 digest, writing manifest.",
+                    ),
+                  completedBytes: z.int().min(0),
+                  totalBytes: z
+                    .int()
+                    .min(0)
+                    .describe("Bytes of the layers Ollama has announced so far (the weights come first)."),
+                  percent: z.int().min(0).max(100),
+                  error: z
+                    .string()
+                    .max(512)
+                    .optional()
+                    .describe("Why the last attempt failed; it is retried."),
+                })
+                .strict()
+                .optional()
+                .describe("The pull while the model is missing; absent once Ollama lists it."),
             })
             .strict(),
         )
