@@ -10,7 +10,8 @@ import type { Logger } from "pino";
 import { buildCrd, crdRevisionAnnotation } from "./api/crd.js";
 import { allKinds } from "./api/v1alpha1/index.js";
 import { applianceLabel, managedBy, type OperatorImages } from "./appliance/children.js";
-import type { HardwareProfile, NodeLike, ProfileName } from "./appliance/hardware-profiles.js";
+import type { GpuNodeLike, RuntimeClassLike } from "./appliance/gpu.js";
+import type { HardwareProfile, ProfileName } from "./appliance/hardware-profiles.js";
 import { ModelPuller } from "./appliance/model-puller.js";
 import { ApplianceReconciler, type PodLike, type RemramAppliance } from "./appliance/reconciler.js";
 import { type ArtifactProposalObject, ArtifactProposalReconciler } from "./artifact-proposal/reconciler.js";
@@ -70,8 +71,8 @@ function namespacedPath(prefix: string, namespace: string | undefined, plural: s
   return namespace === undefined ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`;
 }
 
-/** What of a node matters to appliances: GPU allocatable, GPU labels, schedulability. */
-function gpuFingerprint(node: NodeLike): string {
+/** What of a node matters to appliances: GPU allocatable, GPU labels, schedulability, runtime handlers. */
+function gpuFingerprint(node: GpuNodeLike): string {
   const labels = Object.entries(node.metadata?.labels ?? {})
     .filter(([key]) => key.startsWith("nvidia.com/") || key === "feature.node.kubernetes.io/pci-10de.present")
     .sort();
@@ -79,6 +80,7 @@ function gpuFingerprint(node: NodeLike): string {
     node.status?.allocatable?.["nvidia.com/gpu"] ?? "0",
     labels,
     node.spec?.unschedulable ?? false,
+    (node.status?.runtimeHandlers ?? []).map((handler) => handler.name ?? ""),
   ]);
 }
 
@@ -174,13 +176,21 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   // Nodes change GPU availability and the auto profile of every appliance, but heartbeats (status updates every
   // few seconds per node) must not wake every appliance: only a changed GPU fingerprint does.
   const nodeFingerprints = new Map<string, string>();
-  const nodes = informer<KubeObject & NodeLike>("nodes", "/api/v1/nodes", (node, event) => {
+  const nodes = informer<KubeObject & GpuNodeLike>("nodes", "/api/v1/nodes", (node, event) => {
     const fingerprint = event === "delete" ? "" : gpuFingerprint(node);
     if (nodeFingerprints.get(node.metadata.name) === fingerprint) return;
     if (event === "delete") nodeFingerprints.delete(node.metadata.name);
     else nodeFingerprints.set(node.metadata.name, fingerprint);
     for (const appliance of appliances.list()) enqueue("appliance", keyOf(appliance));
   });
+  // Which RuntimeClass exists decides GPU or CPU (gpu.ts); they are few and rarely change, so any event wakes all.
+  const runtimeClasses = informer<KubeObject & RuntimeClassLike>(
+    "runtimeclasses",
+    "/apis/node.k8s.io/v1/runtimeclasses",
+    () => {
+      for (const appliance of appliances.list()) enqueue("appliance", keyOf(appliance));
+    },
+  );
   // Owned children map back to their appliance through the controller ownerReference.
   const toOwner = (object: KubeObject) =>
     enqueue("appliance", controllerOwnerKey(object, applianceVersion, "RemramAppliance"));
@@ -230,10 +240,12 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     ...(options.cortexUrl ? { cortexUrl: options.cortexUrl } : {}),
     ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
   });
+  const modelPuller = new ModelPuller(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {});
   const applianceReconciler = new ApplianceReconciler({
     client,
     appliances,
     nodes,
+    runtimeClasses,
     children: (kind) => children.get(kind),
     pods,
     events,
@@ -241,7 +253,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     images: options.images,
     ...(options.metricsNamespaces ? { metricsNamespaces: options.metricsNamespaces } : {}),
     operatorNamespace: options.leaseNamespace,
-    models: new ModelPuller(options.fetchImpl),
+    models: modelPuller,
+    enqueue: (key) => enqueue("appliance", key),
     ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
     metrics,
     now,
@@ -364,6 +377,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     lostLeadership,
     async stop() {
       await Promise.all([...controllers.values()].map((each) => each.stop()));
+      // Closing the pull streams lets Ollama cancel the downloads and record their parts for the next leader.
+      modelPuller.stop();
       await Promise.all(informers.map((each) => each.stop()));
       await elector.stop();
       metrics.leaderStatus.set({ name: leaseName }, 0);

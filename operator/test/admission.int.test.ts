@@ -1,7 +1,11 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadAll } from "js-yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { operatorUsername } from "../src/api/approval-policy.js";
 import { defaultOperatorNamespace, defaultOperatorServiceAccount } from "../src/api/generated-files.js";
+import { sandboxRefusal } from "../src/api/v1alpha1/remram-appliance.js";
 import { KubeApiError, type KubeClient } from "../src/runtime/kube-client.js";
 import { adminClient, createNamespace, installCrds, runSuffix } from "./cluster.js";
 
@@ -152,6 +156,18 @@ const invalid: [string, string, unknown, string][] = [
     "remramappliances",
     appliance("box", { gateway: { dmScope: "everyone" } }),
     "Unsupported value",
+  ],
+  [
+    "sandbox non-main (needs a Docker daemon)",
+    "remramappliances",
+    appliance("box", { gateway: { sandbox: "non-main" } }),
+    sandboxRefusal,
+  ],
+  [
+    "sandbox all (needs a Docker daemon)",
+    "remramappliances",
+    appliance("box", { gateway: { sandbox: "all" } }),
+    sandboxRefusal,
   ],
   [
     "git email without @",
@@ -318,6 +334,27 @@ describe("the CRDs reject invalid objects at admission", () => {
       admin.mergePatch(`${api}/artifactproposals/immutable`, { spec: { rationale: "changed my mind" } }),
     );
     expect(message).toContain("spec is immutable");
+  });
+
+  it("refuses gateway sandbox modes that need Docker, saying why and what to use; admits off and the example", async () => {
+    const create = (body: unknown) =>
+      admin.create(`${api}/remramappliances?fieldValidation=Strict&dryRun=All`, body);
+    for (const mode of ["non-main", "all"]) {
+      const message = await rejection(create(appliance("sandboxed", { gateway: { sandbox: mode } })));
+      expect(message).toContain("spec.gateway.sandbox");
+      expect(message).toContain(
+        "sandbox modes non-main and all need a Docker daemon, which the gateway pod does not have; use off",
+      );
+    }
+    await create(appliance("unsandboxed", { gateway: { sandbox: "off" } }));
+    await create(appliance("defaulted", {}));
+    // The install docs apply this manifest as it is.
+    const example = loadAll(
+      readFileSync(join(import.meta.dirname, "../../manifests/appliance-example.yaml"), "utf8"),
+    ).find((document) => (document as { kind?: string }).kind === "RemramAppliance") as {
+      metadata: Record<string, unknown>;
+    };
+    await create({ ...example, metadata: { ...example.metadata, namespace } });
   });
 });
 

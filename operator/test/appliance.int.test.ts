@@ -30,12 +30,14 @@ const namespace = `appliance-${suffix}`;
 const cpuNode = `kwok-cpu-${suffix}`;
 const gpuNode = `kwok-gpu-${suffix}`;
 const appliancePath = `/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances/box`;
+// Cluster-scoped and named as k3s names it: this suite creates it as k3s would, and removes it afterwards.
+const runtimeClassPath = "/apis/node.k8s.io/v1/runtimeclasses/nvidia";
 
 type Appliance = KubeObject & {
   status?: {
     observedGeneration?: number;
     hardwareProfile?: string;
-    conditions?: { type: string; status: string; reason: string }[];
+    conditions?: { type: string; status: string; reason: string; message?: string }[];
   };
 };
 type Workload = KubeObject & {
@@ -72,8 +74,8 @@ function operatorOptions(): OperatorOptions {
   };
 }
 
-async function appliance(): Promise<Appliance | undefined> {
-  return client.get<Appliance>(appliancePath);
+async function appliance(path = appliancePath): Promise<Appliance | undefined> {
+  return client.get<Appliance>(path);
 }
 
 async function untilCondition(
@@ -81,10 +83,11 @@ async function untilCondition(
   status: string,
   reason?: string,
   timeoutMs = 120_000,
+  path = appliancePath,
 ): Promise<Appliance> {
   return waitFor(
     async () => {
-      const current = await appliance();
+      const current = await appliance(path);
       const condition = getStatusCondition(current, type);
       return condition?.status === status && (reason === undefined || condition.reason === reason)
         ? current
@@ -95,6 +98,9 @@ async function untilCondition(
 }
 
 beforeAll(async () => {
+  // The GPU steps below start without it (the test bed's API server is fresh per run, and the operator makes none).
+  if (await client.get<KubeObject>(runtimeClassPath))
+    throw new Error("a RuntimeClass nvidia exists before this suite, which needs to create it itself");
   await installCrds(client);
   await createNamespace(client, namespace);
   await createVolumes(client, `pv-${suffix}`, 3);
@@ -121,6 +127,7 @@ afterAll(async () => {
   await operator?.stop();
   await deleteKwokNode(kubernetes, cpuNode).catch(() => {});
   await deleteKwokNode(kubernetes, gpuNode).catch(() => {});
+  await client.delete(runtimeClassPath);
   await client.delete(`/api/v1/namespaces/${namespace}`);
 });
 
@@ -238,13 +245,38 @@ describe("a second operator replica", () => {
 });
 
 describe("the same appliance once a GPU node joins", () => {
-  it("moves Ollama onto the GPU: nvidia runtime class, one nvidia.com/gpu, GPUAvailable True", async () => {
+  it("stays on the CPU while no RuntimeClass nvidia exists, says why, and creates none", async () => {
     await createKwokNode(kubernetes, {
       name: gpuNode,
       cpu: "16",
       memory: "64Gi",
       gpu: 1,
       labels: { "nvidia.com/gpu.memory": "16376", "nvidia.com/gpu.product": "NVIDIA-RTX-4080" },
+    });
+    const fallback = await untilCondition("GPUAvailable", "False", "NoGPURuntimeCPUFallback");
+    expect(getStatusCondition(fallback, "GPUAvailable")?.message).toContain(
+      "1 nvidia.com/gpu allocatable, but RuntimeClass nvidia does not exist",
+    );
+    // A GPU pods cannot reach sizes nothing: auto stays on the CPU profile, and the appliance stays Ready.
+    expect(fallback.status?.hardwareProfile).toBe("cpu-only");
+    expect(getStatusCondition(fallback, "Ready")?.status).toBe("True");
+    const deployment = await client.get<Workload>(
+      `/apis/apps/v1/namespaces/${namespace}/deployments/box-ollama`,
+    );
+    expect(deployment?.spec.template.spec.runtimeClassName).toBeUndefined();
+    expect(
+      deployment?.spec.template.spec.containers[0]?.resources?.limits?.["nvidia.com/gpu"],
+    ).toBeUndefined();
+    expect(await client.get<KubeObject>(runtimeClassPath)).toBeUndefined();
+  });
+
+  it("moves Ollama onto the GPU under k3s's RuntimeClass once it exists, and leaves that object alone", async () => {
+    // As k3s's packaged runtimes manifest has it.
+    const created = await client.create<KubeObject>("/apis/node.k8s.io/v1/runtimeclasses", {
+      apiVersion: "node.k8s.io/v1",
+      kind: "RuntimeClass",
+      metadata: { name: "nvidia" },
+      handler: "nvidia",
     });
     const withGpu = await untilCondition("GPUAvailable", "True", "GPUFound");
     expect(withGpu.status?.hardwareProfile).toBe("moltbox-baseline");
@@ -254,6 +286,58 @@ describe("the same appliance once a GPU node joins", () => {
     expect(deployment?.spec.template.spec.runtimeClassName).toBe("nvidia");
     expect(deployment?.spec.template.spec.containers[0]?.resources?.limits?.["nvidia.com/gpu"]).toBe("1");
     await untilCondition("Ready", "True");
+    const after = await client.get<KubeObject>(runtimeClassPath);
+    expect(after?.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    expect(after?.metadata.ownerReferences).toBeUndefined();
+    expect(after?.metadata.labels).toBeUndefined();
+  });
+});
+
+describe("an appliance that requires the GPU under a RuntimeClass nobody made", () => {
+  const strictPath = `/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances/strict`;
+  const missing = `missing-${suffix}`;
+
+  afterAll(async () => {
+    await client.delete(strictPath);
+  });
+
+  it("is not Ready, with RuntimeClassNotFound, and its Ollama pods are refused until the RuntimeClass exists", async () => {
+    await client.create(`/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances`, {
+      apiVersion: "remram.io/v1alpha1",
+      kind: "RemramAppliance",
+      metadata: { name: "strict", namespace },
+      spec: {
+        opensearch: { mode: "external", external: { url: "http://opensearch.invalid:9200" } },
+        ollama: { gpu: "required", runtimeClassName: missing },
+      },
+    });
+    const strict = await untilCondition("GPUAvailable", "False", "RuntimeClassNotFound", 60_000, strictPath);
+    expect(getStatusCondition(strict, "GPUAvailable")?.message).toContain(
+      `spec.ollama.gpu is required, but RuntimeClass ${missing} does not exist`,
+    );
+    expect(getStatusCondition(strict, "Ready")).toMatchObject({
+      status: "False",
+      reason: "RuntimeClassNotFound",
+    });
+    // The operator keeps asking for the GPU under the named class; the API server refuses the pods meanwhile.
+    const deployment = await client.get<Workload>(
+      `/apis/apps/v1/namespaces/${namespace}/deployments/strict-ollama`,
+    );
+    expect(deployment?.spec.template.spec.runtimeClassName).toBe(missing);
+    const refusal = await waitFor(
+      async () => {
+        const sets = await client.get<{
+          items: (KubeObject & { status?: { conditions?: { type: string; message?: string }[] } })[];
+        }>(
+          `/apis/apps/v1/namespaces/${namespace}/replicasets?labelSelector=app.kubernetes.io/instance%3Dstrict`,
+        );
+        const ollama = sets?.items.find((set) => set.metadata.name.startsWith("strict-ollama-"));
+        return ollama?.status?.conditions?.find((condition) => condition.type === "ReplicaFailure")?.message;
+      },
+      { what: "the ReplicaSet's ReplicaFailure", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(refusal).toContain(`RuntimeClass "${missing}" not found`);
+    expect(await client.get<KubeObject>(`/apis/node.k8s.io/v1/runtimeclasses/${missing}`)).toBeUndefined();
   });
 });
 

@@ -87,6 +87,13 @@ describe("the Helm chart on a real API server", () => {
     expect(await operatorCan("*", "*", applianceNamespace)).toBe(false);
   });
 
+  it("lets the operator read RuntimeClasses (k3s's nvidia) and never write one", async () => {
+    for (const verb of ["get", "list", "watch"])
+      expect(await operatorCan(verb, "runtimeclasses.node.k8s.io"), verb).toBe(true);
+    for (const verb of ["create", "patch", "update", "delete"])
+      expect(await operatorCan(verb, "runtimeclasses.node.k8s.io"), verb).toBe(false);
+  });
+
   it("runs the operator Deployment under the restricted pod security standard", async () => {
     const { stdout, stderr } = await kubectl(
       "label",

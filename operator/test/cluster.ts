@@ -103,8 +103,10 @@ export async function createVolumes(client: KubeClient, prefix: string, count: n
 }
 
 export function getStatusCondition(
-  object: { status?: { conditions?: { type: string; status: string; reason: string }[] } } | undefined,
+  object:
+    | { status?: { conditions?: { type: string; status: string; reason: string; message?: string }[] } }
+    | undefined,
   type: string,
-): { status: string; reason: string } | undefined {
+): { status: string; reason: string; message?: string } | undefined {
   return object?.status?.conditions?.find((condition) => condition.type === type);
 }

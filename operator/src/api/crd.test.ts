@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type JsonSchema, openApiSchemaFor, toStructuralSchema } from "./crd.js";
 import { generatedFiles } from "./generated-files.js";
-import { allKinds } from "./v1alpha1/index.js";
+import { allKinds, remramApplianceKind, sandboxRefusal } from "./v1alpha1/index.js";
 
 const repoRoot = join(import.meta.dirname, "../../..");
 
@@ -49,6 +49,18 @@ describe("the generated CRDs", () => {
       expect(unbounded).toEqual([]);
     },
   );
+
+  it("admit only sandbox off, keeping OpenClaw's other modes in the enum for a future backend", () => {
+    const spec = (openApiSchemaFor(remramApplianceKind).properties as Record<string, JsonSchema>)
+      .spec as JsonSchema;
+    const gateway = (spec.properties as Record<string, JsonSchema>).gateway as JsonSchema;
+    const sandbox = (gateway.properties as Record<string, JsonSchema>).sandbox as JsonSchema;
+    expect(sandbox).toMatchObject({ default: "off", enum: ["off", "non-main", "all"] });
+    expect(gateway["x-kubernetes-validations"]).toEqual([
+      { rule: "!has(self.sandbox) || self.sandbox == 'off'", message: sandboxRefusal, fieldPath: ".sandbox" },
+    ]);
+    expect(sandboxRefusal).toMatch(/Docker daemon.*use off/);
+  });
 
   it("show Ready, Reason and Age columns for every kind", () => {
     for (const kind of allKinds) {

@@ -5,7 +5,7 @@ import type { KubeObject } from "../runtime/kube-client.js";
 import {
   type ApplianceContext,
   buildApplianceChildren,
-  buildGpuPrerequisites,
+  buildDevicePlugin,
   buildOllama,
   buildOpenSearch,
   keepLiveStorage,
@@ -250,6 +250,51 @@ describe("the appliance's children", () => {
     expect(closed.find((child) => child.metadata.name === "box-allow-gateway-metrics")).toBeUndefined();
   });
 
+  it("admit to Cortex only the gateway, the operator's namespace, the Remram app and Prometheus from the metrics namespaces", () => {
+    const cortexPolicy = (overrides: Partial<ApplianceContext> = {}) =>
+      buildApplianceChildren(context({}, overrides)).find(
+        (child) => child.metadata.name === "box-allow-cortex",
+      ) as (KubeObject & { spec: Record<string, unknown> }) | undefined;
+    const policy = cortexPolicy({ metricsNamespaces: ["monitoring", "observability"] });
+    expect(policy?.kind).toBe("NetworkPolicy");
+    expect(policy?.spec).toEqual({
+      podSelector: {
+        matchLabels: { "app.kubernetes.io/name": "cortex", "app.kubernetes.io/instance": "box" },
+      },
+      policyTypes: ["Ingress"],
+      ingress: [
+        {
+          from: [
+            {
+              podSelector: {
+                matchLabels: { "app.kubernetes.io/name": "gateway", "app.kubernetes.io/instance": "box" },
+              },
+            },
+            { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "remram-system" } } },
+            // No namespaceSelector: pods of the appliance's own namespace only.
+            { podSelector: { matchLabels: { "app.kubernetes.io/name": "remram-app" } } },
+          ],
+          ports: [{ port: 8080 }],
+        },
+        {
+          from: [
+            { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } },
+            { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "observability" } } },
+          ],
+          ports: [{ port: 8080 }],
+        },
+      ],
+    });
+    // No peer may select every namespace (an empty selector) or every pod.
+    const peers = JSON.stringify(policy?.spec.ingress);
+    expect(peers).not.toContain('"namespaceSelector":{}');
+    expect(peers).not.toContain('"podSelector":{}');
+    // Without metrics namespaces nobody scrapes Cortex; the callers stay.
+    const unscraped = cortexPolicy({ metricsNamespaces: [] });
+    const rules = (unscraped?.spec.ingress ?? []) as { from: unknown[] }[];
+    expect(rules.map((rule) => rule.from.length)).toEqual([3]);
+  });
+
   it("configure Cortex only with settings it reads: candidates from topK, external OpenSearch credentials by file", () => {
     const children = buildApplianceChildren(
       context({
@@ -275,11 +320,25 @@ describe("the appliance's children", () => {
     expect(Object.keys(env).filter((name) => /PASSWORD|REFLECTION|TOKEN_BUDGET/.test(name))).toEqual([]);
   });
 
-  it("keep the node-level GPU prerequisites out of the appliance's namespace and ownership", () => {
-    const [runtimeClass, daemonSet] = buildGpuPrerequisites(images, "nvidia");
-    expect(runtimeClass).toMatchObject({ kind: "RuntimeClass", handler: "nvidia" });
-    expect(daemonSet?.metadata.namespace).toBe("kube-system");
-    expect(daemonSet?.metadata.ownerReferences).toBeUndefined();
+  it("keep the node-level device plugin out of the appliance's namespace and ownership, under the given RuntimeClass", () => {
+    const daemonSet = buildDevicePlugin(images, "gpu");
+    expect(daemonSet.kind).toBe("DaemonSet");
+    expect(daemonSet.metadata.namespace).toBe("kube-system");
+    expect(daemonSet.metadata.ownerReferences).toBeUndefined();
+    expect(podOf(daemonSet).runtimeClassName).toBe("gpu");
+  });
+
+  it("never include a RuntimeClass: the operator reads the node's, it does not make one", () => {
+    const kinds = buildApplianceChildren(context({ ollama: { runtimeClassName: "gpu" } })).map(
+      (child) => child.kind,
+    );
+    expect(kinds).not.toContain("RuntimeClass");
+    const pod = podOf(
+      buildOllama(context({ ollama: { runtimeClassName: "gpu" } })).find(
+        (child) => child.kind === "Deployment",
+      ),
+    );
+    expect(pod.runtimeClassName).toBe("gpu");
   });
 });
 

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
 import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import type { KubeObject, OwnerReference } from "../runtime/kube-client.js";
+import { runtimeClassNameOf } from "./gpu.js";
 import { type HardwareProfile, quantityToMiB } from "./hardware-profiles.js";
 import {
   buildOpenClawConfig,
@@ -242,7 +243,7 @@ export function buildOllama(ctx: ApplianceContext): KubeObject[] {
   const resources = resourcesOf(profile.resources);
   const gpuPod = ctx.useGpu
     ? {
-        runtimeClassName: ctx.spec.ollama.runtimeClassName ?? "nvidia",
+        runtimeClassName: runtimeClassNameOf(ctx.spec),
         tolerations: [{ key: gpuResource, operator: "Exists", effect: "NoSchedule" }],
       }
     : {};
@@ -565,6 +566,16 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
 
 // --- NetworkPolicies ------------------------------------------------------------------------------------------
 
+/**
+ * The label of the Remram app (the user and governance surface: knowledge inspection, artifact review), which is
+ * not part of this repository: a pod carrying it in the appliance's namespace may call Cortex's API.
+ */
+export const remramAppLabels = { "app.kubernetes.io/name": "remram-app" } as const;
+
+function namespacePeer(namespace: string) {
+  return { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } } };
+}
+
 /** Default-deny ingress for the appliance's pods, then only the paths the architecture needs. */
 export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
   const policy = (component: string, spec: Record<string, unknown>): KubeObject =>
@@ -589,12 +600,27 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
     }),
     allow("opensearch", from("cortex")),
     // The operator pulls and lists models (ModelsReady); without it an in-cluster operator never sees them.
-    allow("ollama", [
-      ...from("cortex", "gateway"),
-      { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ctx.operatorNamespace } } },
-    ]),
-    // Cortex is called by the gateway's hooks and by the operator (from its own namespace).
-    allow("cortex", [...from("gateway"), { namespaceSelector: {} }]),
+    allow("ollama", [...from("cortex", "gateway"), namespacePeer(ctx.operatorNamespace)]),
+    // Cortex's API: the gateway's hooks, the operator (policies, dream, promotions) from its own namespace, and
+    // the Remram app beside the appliance. Prometheus scrapes /metrics on the same port (Cortex serves both there,
+    // so the policy can narrow the scrape to the port, not the path), only from the metrics namespaces.
+    policy("allow-cortex", {
+      podSelector: { matchLabels: selectorLabels(ctx.name, "cortex") },
+      policyTypes: ["Ingress"],
+      ingress: [
+        {
+          from: [
+            ...from("gateway"),
+            namespacePeer(ctx.operatorNamespace),
+            { podSelector: { matchLabels: remramAppLabels } },
+          ],
+          ports: [{ port: ports.cortex }],
+        },
+        ...(ctx.metricsNamespaces.length === 0
+          ? []
+          : [{ from: ctx.metricsNamespaces.map(namespacePeer), ports: [{ port: ports.cortex }] }]),
+      ],
+    }),
     // The gateway is the appliance's front door.
     allow("gateway", []),
     // The hooks plugin's metrics, for Prometheus in the namespaces the chart names, and nobody else.
@@ -606,9 +632,7 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
             policyTypes: ["Ingress"],
             ingress: [
               {
-                from: ctx.metricsNamespaces.map((namespace) => ({
-                  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } },
-                })),
+                from: ctx.metricsNamespaces.map(namespacePeer),
                 ports: [{ port: hooksMetricsPort }],
               },
             ],
@@ -681,50 +705,43 @@ export const devicePluginNamespace = "kube-system";
 export const devicePluginName = "remram-nvidia-device-plugin";
 
 /**
- * The NVIDIA device plugin DaemonSet and its RuntimeClass. They serve every GPU workload on the node, not one
- * appliance, and a namespaced appliance cannot own cluster-scoped or other-namespace objects: so they carry the
- * managed-by label but no ownerReference, and deleting an appliance leaves them. The plugin needs hostPath
- * (kubelet's device-plugin socket dir), which restricted namespaces forbid; it runs in kube-system.
+ * The NVIDIA device plugin DaemonSet, run under the existing GPU RuntimeClass (the operator reads that one, k3s's
+ * `nvidia` by default, and never creates one: see gpu.ts). It serves every GPU workload on the node, not one
+ * appliance, and a namespaced appliance cannot own an object in another namespace: so it carries the managed-by
+ * label but no ownerReference, and deleting an appliance leaves it. The plugin needs hostPath (kubelet's
+ * device-plugin socket dir), which restricted namespaces forbid; it runs in kube-system.
  */
-export function buildGpuPrerequisites(images: OperatorImages, runtimeClassName: string): KubeObject[] {
+export function buildDevicePlugin(images: OperatorImages, runtimeClassName: string): KubeObject {
   const labels = {
     "app.kubernetes.io/name": "nvidia-device-plugin",
     "app.kubernetes.io/part-of": "remram",
     "app.kubernetes.io/managed-by": managedBy,
   };
-  return [
-    {
-      apiVersion: "node.k8s.io/v1",
-      kind: "RuntimeClass",
-      metadata: { name: runtimeClassName, labels },
-      handler: "nvidia",
-    } as KubeObject,
-    {
-      apiVersion: "apps/v1",
-      kind: "DaemonSet",
-      metadata: { name: devicePluginName, namespace: devicePluginNamespace, labels },
-      spec: {
-        selector: { matchLabels: { "app.kubernetes.io/name": "nvidia-device-plugin" } },
-        updateStrategy: { type: "RollingUpdate" },
-        template: {
-          metadata: { labels },
-          spec: {
-            runtimeClassName,
-            priorityClassName: "system-node-critical",
-            tolerations: [{ key: gpuResource, operator: "Exists", effect: "NoSchedule" }],
-            containers: [
-              {
-                name: "nvidia-device-plugin",
-                image: images.devicePlugin,
-                env: [{ name: "FAIL_ON_INIT_ERROR", value: "false" }],
-                securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
-                volumeMounts: [{ name: "device-plugin", mountPath: "/var/lib/kubelet/device-plugins" }],
-              },
-            ],
-            volumes: [{ name: "device-plugin", hostPath: { path: "/var/lib/kubelet/device-plugins" } }],
-          },
+  return {
+    apiVersion: "apps/v1",
+    kind: "DaemonSet",
+    metadata: { name: devicePluginName, namespace: devicePluginNamespace, labels },
+    spec: {
+      selector: { matchLabels: { "app.kubernetes.io/name": "nvidia-device-plugin" } },
+      updateStrategy: { type: "RollingUpdate" },
+      template: {
+        metadata: { labels },
+        spec: {
+          runtimeClassName,
+          priorityClassName: "system-node-critical",
+          tolerations: [{ key: gpuResource, operator: "Exists", effect: "NoSchedule" }],
+          containers: [
+            {
+              name: "nvidia-device-plugin",
+              image: images.devicePlugin,
+              env: [{ name: "FAIL_ON_INIT_ERROR", value: "false" }],
+              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+              volumeMounts: [{ name: "device-plugin", mountPath: "/var/lib/kubelet/device-plugins" }],
+            },
+          ],
+          volumes: [{ name: "device-plugin", hostPath: { path: "/var/lib/kubelet/device-plugins" } }],
         },
       },
-    } as KubeObject,
-  ];
+    },
+  } as KubeObject;
 }

@@ -75,7 +75,8 @@ export interface NodeLike {
   status?: { allocatable?: Record<string, string> };
 }
 
-const gpuHardwareLabels = ["nvidia.com/gpu.present", "feature.node.kubernetes.io/pci-10de.present"];
+/** Labels (GPU Feature Discovery, Node Feature Discovery) that mark NVIDIA hardware, with or without a device plugin. */
+export const gpuHardwareLabels = ["nvidia.com/gpu.present", "feature.node.kubernetes.io/pci-10de.present"];
 
 export function gpuInventory(nodes: readonly NodeLike[]): GpuInventory {
   let count = 0;

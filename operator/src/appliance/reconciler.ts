@@ -17,7 +17,7 @@ import { controllerReference, splitKey } from "../runtime/owner.js";
 import {
   type ApplianceContext,
   buildApplianceChildren,
-  buildGpuPrerequisites,
+  buildDevicePlugin,
   childName,
   cortexTokenKey,
   cortexTokenSecretName,
@@ -29,12 +29,14 @@ import {
   serviceUrl,
 } from "./children.js";
 import {
-  gpuInventory,
-  type HardwareProfile,
-  type NodeLike,
-  type ProfileName,
-  selectProfile,
-} from "./hardware-profiles.js";
+  decideGpu,
+  type GpuNodeLike,
+  type RuntimeClassLike,
+  runtimeClassNameOf,
+  runtimeClassState,
+  usableGpuInventory,
+} from "./gpu.js";
+import { gpuInventory, type HardwareProfile, type ProfileName, selectProfile } from "./hardware-profiles.js";
 import type { ModelPuller } from "./model-puller.js";
 import { applianceConditions, degradedCondition, observeWorkload } from "./status.js";
 
@@ -52,7 +54,9 @@ export interface Cache<T> {
 export interface ApplianceReconcilerDeps {
   client: KubeClient;
   appliances: Cache<RemramAppliance>;
-  nodes: Cache<NodeLike>;
+  nodes: Cache<GpuNodeLike>;
+  /** Cluster-scoped RuntimeClasses: read to find the GPU one, never written. */
+  runtimeClasses: Cache<RuntimeClassLike>;
   /** Caches of owned children by kind ("Deployment", "Secret", ...), and of the appliance's pods. */
   children: (kind: string) => Cache<KubeObject> | undefined;
   pods: Cache<PodLike>;
@@ -64,6 +68,8 @@ export interface ApplianceReconcilerDeps {
   /** The operator's own namespace (its pods reach each appliance's Ollama through the NetworkPolicy). */
   operatorNamespace: string;
   models: ModelPuller;
+  /** Requeue an appliance now (a model pull published progress, failed or finished). */
+  enqueue?: (key: string) => void;
   /** Where the operator itself reaches an appliance's Ollama (cluster DNS by default; overridden when run outside). */
   ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
   now: () => number;
@@ -109,12 +115,25 @@ export class ApplianceReconciler {
     const spec = parsed.data;
     const nodes = this.deps.nodes.list();
     const inventory = gpuInventory(nodes);
-    const profileName = spec.hardwareProfile === "auto" ? selectProfile(inventory) : spec.hardwareProfile;
+    const gpuMode = spec.ollama.gpu;
+    const runtimeClassName = runtimeClassNameOf(spec);
+    const runtimeClass = runtimeClassState(
+      runtimeClassName,
+      this.deps.runtimeClasses.get(undefined, runtimeClassName),
+      nodes,
+    );
+    const profileName =
+      spec.hardwareProfile === "auto"
+        ? selectProfile(usableGpuInventory(gpuMode, inventory, runtimeClass))
+        : spec.hardwareProfile;
     const profile = this.deps.profiles.get(profileName);
     if (profile === undefined) throw new Error(`hardware profile ${profileName} is not installed`);
-    const gpuMode = spec.ollama.gpu;
-    const useGpu =
-      gpuMode === "required" || (gpuMode === "auto" && inventory.count > 0 && profile.ollama.gpu);
+    const { useGpu, devicePlugin } = decideGpu({
+      mode: gpuMode,
+      inventory,
+      runtimeClass,
+      profileUsesGpu: profile.ollama.gpu,
+    });
 
     const ctx: ApplianceContext = {
       name,
@@ -143,19 +162,7 @@ export class ApplianceReconciler {
     };
     await this.checkCortexTokenSecret(ctx);
     const desired = buildApplianceChildren(ctx);
-    const needsDevicePlugin =
-      gpuMode !== "disabled" &&
-      inventory.count === 0 &&
-      (inventory.hardwareLabelled || gpuMode === "required");
-    if (useGpu || needsDevicePlugin) {
-      const [runtimeClass, devicePlugin] = buildGpuPrerequisites(
-        this.deps.images,
-        spec.ollama.runtimeClassName ?? "nvidia",
-      );
-      // The RuntimeClass must exist before a GPU pod is admitted (k3s ships one; elsewhere we provide it).
-      if (runtimeClass) desired.push(runtimeClass);
-      if (needsDevicePlugin && devicePlugin) desired.push(devicePlugin);
-    }
+    if (devicePlugin) desired.push(buildDevicePlugin(this.deps.images, runtimeClassName));
     const applied = await this.applyChildren(desired);
 
     const models = requiredModels(ctx);
@@ -176,7 +183,10 @@ export class ApplianceReconciler {
       ? await this.deps.models.ensure(
           ollamaUrl,
           required.map((model) => model.name),
-          spec.ollama.insecureRegistries,
+          {
+            insecureRegistries: spec.ollama.insecureRegistries,
+            ...(this.deps.enqueue ? { onChange: () => this.deps.enqueue?.(key) } : {}),
+          },
         )
       : { pullError: "Ollama is not available yet" };
     const hostMaxMapCount = this.hostMaxMapCount(namespace, name);
@@ -184,6 +194,7 @@ export class ApplianceReconciler {
       spec,
       gpu: inventory,
       useGpu,
+      runtimeClass,
       workloads,
       models: { required, ...modelReport },
       ...(hostMaxMapCount !== undefined ? { hostMaxMapCount } : {}),
@@ -215,11 +226,24 @@ export class ApplianceReconciler {
             ? previousModel.pulledAt
             : nowIso
           : undefined;
+        const progress = found ? undefined : modelReport.pulls?.get(model.name);
+        const pullError = found ? undefined : modelReport.pullErrors?.get(model.name);
         return {
           name: model.name,
           role: model.role,
           ...(found?.digest ? { digest: found.digest.slice(0, 128) } : {}),
           ...(pulledAt ? { pulledAt } : {}),
+          ...(progress !== undefined || pullError !== undefined
+            ? {
+                pull: {
+                  status: (progress?.status ?? "starting").slice(0, 128),
+                  completedBytes: progress?.completedBytes ?? 0,
+                  totalBytes: progress?.totalBytes ?? 0,
+                  percent: progress?.percent ?? 0,
+                  ...(pullError !== undefined ? { error: pullError.slice(0, 512) } : {}),
+                },
+              }
+            : {}),
         };
       }),
       endpoints: {
@@ -271,7 +295,7 @@ export class ApplianceReconciler {
     return applied;
   }
 
-  /** Objects outside the child caches (the GPU prerequisites) are read directly. */
+  /** Objects outside the child caches (the device plugin DaemonSet in kube-system) are read directly. */
   private async liveWithoutCache(
     object: KubeObject,
     cache: Cache<KubeObject> | undefined,

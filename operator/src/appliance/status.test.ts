@@ -87,6 +87,46 @@ describe("the appliance's conditions", () => {
     expect(latest.ModelsReady?.status).toBe("True");
   });
 
+  it("word ModelsReady with each pull's progress, and a failed pull as ModelPullFailed beside the others", () => {
+    const required = [
+      { role: "routing" as const, name: "qwen3:8b" },
+      { role: "reflection" as const, name: "qwen3:8b" },
+      { role: "embedding" as const, name: "embed-model" },
+    ];
+    const pulls = new Map([
+      [
+        "embed-model",
+        { status: "downloading", completedBytes: 180_000_000, totalBytes: 430_000_000, percent: 41 },
+      ],
+      ["qwen3:8b", { status: "pulling manifest", completedBytes: 0, totalBytes: 0, percent: 0 }],
+    ]);
+    const pulling = byType(applianceConditions(observation({ models: { required, listed: [], pulls } })));
+    expect(pulling.ModelsReady).toMatchObject({
+      status: "Unknown",
+      reason: "ModelsPulling",
+      message: "pulling qwen3:8b: pulling manifest; embed-model 41% (180 MB of 430 MB)",
+    });
+    const failed = byType(
+      applianceConditions(
+        observation({
+          models: {
+            required,
+            listed: [],
+            pulls,
+            pullErrors: new Map([["qwen3:8b", "pull failed: terminated (other side closed)"]]),
+          },
+        }),
+      ),
+    );
+    expect(failed.ModelsReady).toMatchObject({
+      status: "False",
+      reason: "ModelPullFailed",
+      message:
+        "qwen3:8b: pull failed: terminated (other side closed); pulling embed-model 41% (180 MB of 430 MB)",
+    });
+    expect(failed.Ready?.status).toBe("False");
+  });
+
   it("mark a rollout as Progressing", () => {
     const rolling = { exists: true, upToDate: false, available: true };
     const conditions = byType(

@@ -6,7 +6,9 @@
 import type { Condition } from "../api/v1alpha1/common.js";
 import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { type ConditionInput, summarizeReady } from "../runtime/conditions.js";
+import type { RuntimeClassState } from "./gpu.js";
 import type { GpuInventory } from "./hardware-profiles.js";
+import { type PullProgress, pullingMessage } from "./pull-progress.js";
 
 export const reasons = {
   reconciling: "Reconciling",
@@ -14,7 +16,10 @@ export const reasons = {
   gpuFound: "GPUFound",
   gpuDisabled: "GPUDisabled",
   cpuFallback: "NoGPUCPUFallback",
+  gpuRuntimeCpuFallback: "NoGPURuntimeCPUFallback",
   gpuRequiredMissing: "GPURequiredButMissing",
+  runtimeClassNotFound: "RuntimeClassNotFound",
+  runtimeHandlerNotFound: "RuntimeHandlerNotFound",
   maxMapCountOk: "VmMaxMapCountSufficient",
   maxMapCountLow: "VmMaxMapCountTooLow",
   notMeasured: "NotMeasured",
@@ -72,13 +77,20 @@ export interface ModelObservation {
   required: { role: "routing" | "reflection" | "embedding"; name: string }[];
   /** Names /api/tags listed; undefined when Ollama could not be asked. */
   listed?: { name: string; digest?: string }[];
+  /** Why the models could not be checked (Ollama unreachable or not available yet). */
   pullError?: string;
+  /** The last failure of a missing model's pull, by model name. */
+  pullErrors?: ReadonlyMap<string, string>;
+  /** The published progress of each running or failed pull, by model name. */
+  pulls?: ReadonlyMap<string, PullProgress>;
 }
 
 export interface ApplianceObservation {
   spec: RemramApplianceSpec;
   gpu: GpuInventory;
   useGpu: boolean;
+  /** The RuntimeClass for GPU pods; absent means usable (callers that do not look). */
+  runtimeClass?: RuntimeClassState;
   /** The host's vm.max_map_count as the OpenSearch pod's init container read it. */
   hostMaxMapCount?: number;
   workloads: Record<"opensearch" | "ollama" | "cortex" | "gateway", WorkloadObservation>;
@@ -92,6 +104,17 @@ const conditionTitles = {
   gateway: "GatewayReady",
 } as const;
 
+/** Why pods cannot use the GPU through the RuntimeClass, and what fixes it; undefined when they can. */
+function runtimeProblem(runtimeClass: RuntimeClassState | undefined): string | undefined {
+  if (runtimeClass === undefined || runtimeClass.status === "Found") return undefined;
+  const fix =
+    "install the NVIDIA container toolkit and restart k3s (it then configures the nvidia runtime), or name the RuntimeClass in spec.ollama.runtimeClassName";
+  if (runtimeClass.status === "NotFound") {
+    return `RuntimeClass ${runtimeClass.name} does not exist: ${fix}`;
+  }
+  return `RuntimeClass ${runtimeClass.name} needs runtime handler ${runtimeClass.handler}, which ${runtimeClass.nodes.join(", ")} does not report: ${fix}`;
+}
+
 function gpuCondition(observation: ApplianceObservation): ConditionInput {
   const mode = observation.spec.ollama.gpu;
   const { count, product } = observation.gpu;
@@ -101,6 +124,27 @@ function gpuCondition(observation: ApplianceObservation): ConditionInput {
       status: "False",
       reason: reasons.gpuDisabled,
       message: "spec.ollama.gpu is disabled",
+    };
+  }
+  const problem = runtimeProblem(observation.runtimeClass);
+  if (problem !== undefined && mode === "required") {
+    return {
+      type: "GPUAvailable",
+      status: "False",
+      reason:
+        observation.runtimeClass?.status === "NotFound"
+          ? reasons.runtimeClassNotFound
+          : reasons.runtimeHandlerNotFound,
+      message: `spec.ollama.gpu is required, but ${problem}; Ollama waits`.slice(0, 1024),
+    };
+  }
+  if (problem !== undefined && (count > 0 || observation.gpu.hardwareLabelled)) {
+    const found = count > 0 ? `${count} nvidia.com/gpu allocatable` : "NVIDIA hardware labelled";
+    return {
+      type: "GPUAvailable",
+      status: "False",
+      reason: reasons.gpuRuntimeCpuFallback,
+      message: `${found}, but ${problem}; Ollama runs on the CPU`.slice(0, 1024),
     };
   }
   if (count > 0) {
@@ -184,11 +228,24 @@ function modelsCondition(models: ModelObservation): ConditionInput {
   if (missing.length === 0) {
     return { type, status: "True", reason: reasons.modelsListed, message: "every required model is listed" };
   }
-  const names = [...new Set(missing.map((model) => model.name))].join(", ");
-  if (models.pullError !== undefined) {
-    return { type, status: "False", reason: reasons.pullFailed, message: `${names}: ${models.pullError}` };
+  const names = [...new Set(missing.map((model) => model.name))];
+  const failed = names.filter((name) => models.pullErrors?.has(name));
+  if (failed.length > 0) {
+    const pulling = names.filter((name) => !models.pullErrors?.has(name));
+    const failures = failed.map((name) => `${name}: ${models.pullErrors?.get(name)}`).join("; ");
+    return {
+      type,
+      status: "False",
+      reason: reasons.pullFailed,
+      message: pulling.length > 0 ? `${failures}; ${pullingMessage(pulling, models.pulls)}` : failures,
+    };
   }
-  return { type, status: "Unknown", reason: reasons.modelsPulling, message: `pulling ${names}` };
+  return {
+    type,
+    status: "Unknown",
+    reason: reasons.modelsPulling,
+    message: pullingMessage(names, models.pulls),
+  };
 }
 
 /** Every condition of the appliance, Ready first. */

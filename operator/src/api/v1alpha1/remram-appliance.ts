@@ -169,36 +169,53 @@ const gatewayAgent = z
   })
   .strict();
 
-const gatewaySpec = z
-  .object({
-    image: imageRef.optional().describe("OpenClaw gateway image."),
-    agents: listMap(z.array(gatewayAgent).min(1).max(16), "id")
-      .optional()
-      .describe("Agents; a single `main` agent when unset."),
-    dmScope: z
-      .enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"])
-      .default("per-channel-peer"),
-    queueMode: z.enum(["steer", "followup", "collect", "interrupt"]).default("collect"),
-    sandbox: z.enum(["off", "non-main", "all"]).default("off"),
-    tools: z
-      .object({
-        allow: z
-          .array(
-            z
-              .string()
-              .min(1)
-              .max(64)
-              .regex(/^[a-z][a-z0-9_:-]*$/),
-          )
-          .max(64)
-          .optional()
-          .describe("The only tools the agents may use (OpenClaw's tools.allow); every tool when unset."),
-      })
-      .strict()
-      .optional(),
-    channelSecretRefs: listMap(z.array(channelSecret).max(16), "channel").optional(),
-  })
-  .strict();
+/** Shown when a sandbox mode other than off is refused at admission (operator/test/admission.int.test.ts). */
+export const sandboxRefusal =
+  "sandbox modes non-main and all need a Docker daemon, which the gateway pod does not have; use off (tools then run in the gateway container, under its restricted security context and OpenClaw's tool policy)";
+
+const gatewaySpec = withCel(
+  z
+    .object({
+      image: imageRef.optional().describe("OpenClaw gateway image."),
+      agents: listMap(z.array(gatewayAgent).min(1).max(16), "id")
+        .optional()
+        .describe("Agents; a single `main` agent when unset."),
+      dmScope: z
+        .enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"])
+        .default("per-channel-peer"),
+      queueMode: z.enum(["steer", "followup", "collect", "interrupt"]).default("collect"),
+      // OpenClaw's modes stay in the enum for a future sandbox backend the pod can reach; only off is admitted.
+      sandbox: z
+        .enum(["off", "non-main", "all"])
+        .default("off")
+        .describe(
+          "OpenClaw's agents.defaults.sandbox.mode. Only off is admitted: the other modes run tools in Docker containers, and the gateway pod has no Docker daemon.",
+        ),
+      tools: z
+        .object({
+          allow: z
+            .array(
+              z
+                .string()
+                .min(1)
+                .max(64)
+                .regex(/^[a-z][a-z0-9_:-]*$/),
+            )
+            .max(64)
+            .optional()
+            .describe("The only tools the agents may use (OpenClaw's tools.allow); every tool when unset."),
+        })
+        .strict()
+        .optional(),
+      channelSecretRefs: listMap(z.array(channelSecret).max(16), "channel").optional(),
+    })
+    .strict(),
+  {
+    rule: "!has(self.sandbox) || self.sandbox == 'off'",
+    message: sandboxRefusal,
+    fieldPath: ".sandbox",
+  },
+);
 
 const workspaceSpec = z
   .object({
@@ -268,6 +285,29 @@ export const remramApplianceStatus = z
               role: z.enum(["routing", "reflection", "embedding"]),
               digest: z.string().max(128).optional(),
               pulledAt: timestamp.optional(),
+              pull: z
+                .object({
+                  status: z
+                    .string()
+                    .max(128)
+                    .describe(
+                      "Ollama's latest status line: pulling manifest, downloading, verifying sha256 digest, writing manifest.",
+                    ),
+                  completedBytes: z.int().min(0),
+                  totalBytes: z
+                    .int()
+                    .min(0)
+                    .describe("Bytes of the layers Ollama has announced so far (the weights come first)."),
+                  percent: z.int().min(0).max(100),
+                  error: z
+                    .string()
+                    .max(512)
+                    .optional()
+                    .describe("Why the last attempt failed; it is retried."),
+                })
+                .strict()
+                .optional()
+                .describe("The pull while the model is missing; absent once Ollama lists it."),
             })
             .strict(),
         )

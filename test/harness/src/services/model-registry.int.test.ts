@@ -1,4 +1,4 @@
-// REMRAM_TESTBED=ollama,registry: a fresh Ollama pulls the test bed's models from the test bed's registry, the way
+// REMRAM_TESTBED=ollama,registry: a private Ollama pulls the test bed's models from the test bed's registry, the way
 // the appliance pulls its models, and gets the same model the test bed's Ollama serves.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -6,40 +6,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../inject.js";
-import { binPath, runDir } from "../paths.js";
+import { runDir } from "../paths.js";
 import { freePort } from "../ports.js";
-import { type ManagedProcess, spawnService } from "../process.js";
-import { httpReady, waitFor } from "../wait.js";
+import type { ManagedProcess } from "../process.js";
 import { startModelRegistry } from "./model-registry.js";
+import { startPrivateOllama } from "./ollama.js";
 import { pullModel, type TransferLine } from "./ollama-transfer.js";
 
 const registry = testbedEndpoints("registry");
 const ollama = testbedEndpoints("ollama");
 const manifestMediaType = "application/vnd.docker.distribution.manifest.v2+json";
-
-/** `ollama serve` over an empty models directory of its own (it prunes its directory at start: never a shared one). */
-async function startFreshOllama(modelsDir: string): Promise<{ url: string; server: ManagedProcess }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const server = spawnService({
-    name: `ollama-fresh-${port}`,
-    command: binPath("ollama"),
-    args: ["serve"],
-    env: {
-      ...process.env,
-      HOME: modelsDir,
-      OLLAMA_HOST: `127.0.0.1:${port}`,
-      OLLAMA_MODELS: modelsDir,
-      OLLAMA_NO_CLOUD: "1",
-    },
-  });
-  await waitFor(() => httpReady(`${url}/api/version`), {
-    what: `a fresh ollama at ${url}`,
-    timeoutMs: 30_000,
-    abortIf: server.exitReason,
-  });
-  return { url, server };
-}
 
 /** PIDs of live processes whose environment or command line mentions `text` (Linux /proc). */
 function processesMentioning(text: string): number[] {
@@ -91,7 +67,7 @@ describe("the test bed's model registry", () => {
   let fresh: { url: string; server: ManagedProcess };
 
   beforeAll(async () => {
-    fresh = await startFreshOllama(modelsDir);
+    fresh = await startPrivateOllama(modelsDir);
   });
 
   afterAll(async () => {
@@ -195,7 +171,7 @@ describe("startModelRegistry", () => {
 
   it("fails a seed that Ollama cannot push with Ollama's reason, and leaves no process", async () => {
     const emptyModelsDir = mkdtempSync(join(tmpdir(), "remram-ollama-empty-"));
-    const empty = await startFreshOllama(emptyModelsDir);
+    const empty = await startPrivateOllama(emptyModelsDir);
     try {
       const error = await startModelRegistry({ ollama: { ...ollama, url: empty.url } }).then(
         () => new Error("the registry was seeded from an Ollama without models"),

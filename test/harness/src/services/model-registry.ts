@@ -36,6 +36,8 @@ export interface StartModelRegistryOptions extends StartOptions {
   /** Fixed ports (a clear error if taken); free ones by default. */
   port?: number;
   blobPort?: number;
+  /** Pace each blob download to this many bytes a second, so a test can stop a pull part-way; unpaced by default. */
+  blobBytesPerSecond?: number;
 }
 
 /** Everything a registry instance is started with, derived from the options alone (see planModelRegistry). */
@@ -149,7 +151,13 @@ export async function startModelRegistry(
   const blobServer = spawnService({
     name: `registry-blobs-${blobPort}`,
     command: process.execPath,
-    args: [blobServerScript, "--root", storageDir, "--host", listenAddress, "--port", String(blobPort)],
+    args: [
+      blobServerScript,
+      ...["--root", storageDir, "--host", listenAddress, "--port", String(blobPort)],
+      ...(options.blobBytesPerSecond !== undefined
+        ? ["--bytes-per-second", String(options.blobBytesPerSecond)]
+        : []),
+    ],
     detach: options.detach,
   });
   const registry = spawnService({

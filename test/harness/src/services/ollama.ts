@@ -124,3 +124,41 @@ async function load(endpoint: string, body: object, deadline: number): Promise<v
   }
   await response.body?.cancel();
 }
+
+/**
+ * `ollama serve` from the test bed's build over a models directory of its own, empty or left by an earlier one, for
+ * tests that pull into it (`port` to come back where a stopped one was). It prunes its directory at start (blobs
+ * no manifest names; partial downloads older than an hour): never give it a shared one.
+ */
+export async function startPrivateOllama(
+  modelsDir: string,
+  port?: number,
+): Promise<{ url: string; server: ManagedProcess }> {
+  const binary = binPath("ollama");
+  if (!existsSync(binary)) throw new Error(`ollama is not installed at ${binary}: ${installHint}`);
+  const listenPort = port ?? (await freePort());
+  const url = `http://127.0.0.1:${listenPort}`;
+  const server = spawnService({
+    name: `ollama-private-${listenPort}`,
+    command: binary,
+    args: ["serve"],
+    env: {
+      ...process.env,
+      HOME: modelsDir,
+      OLLAMA_HOST: `127.0.0.1:${listenPort}`,
+      OLLAMA_MODELS: modelsDir,
+      OLLAMA_NO_CLOUD: "1",
+    },
+  });
+  try {
+    await waitFor(() => httpReady(`${url}/api/version`), {
+      what: `a private ollama at ${url}`,
+      timeoutMs: 30_000,
+      abortIf: server.exitReason,
+    });
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { url, server };
+}
