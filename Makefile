@@ -8,7 +8,7 @@ export PATH := $(REMRAM_CACHE)/node/bin:$(REMRAM_CACHE)/bin:$(CURDIR)/node_modul
 export npm_config_update_notifier := false
 
 .DEFAULT_GOAL := help
-.PHONY: help setup deps images test test-unit test-integration lint format typecheck demo bench infra-up infra-down crds
+.PHONY: help setup deps images test test-unit test-integration lint format typecheck demo lab-kwok bench infra-up infra-down crds
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -48,9 +48,13 @@ typecheck: deps ## Strict TypeScript over every package, tests and benchmarks in
 crds: deps ## Regenerate crds/*.yaml and the chart's copies from the zod schemas in operator/src/api
 	npm run --silent crds -w operator
 
-demo: setup ## The appliance lab: test bed, Cortex and the operator reconciling an appliance (stop: `make infra-down`)
-	tsx test/harness/src/cli.ts up --demo
+demo: setup ## The appliance on real pods: chart installed, appliance Ready, a conversation (stop: `make infra-down`)
+	REMRAM_TESTBED=node,registry tsx test/harness/src/cli.ts up --demo
 	tsx hack/lab/demo.ts
+
+lab-kwok: setup ## The faster lab without real pods: Cortex and the operator as processes, an appliance on kwok nodes
+	REMRAM_TESTBED=opensearch,ollama,kubernetes tsx test/harness/src/cli.ts up --demo
+	tsx hack/lab/kwok-lab.ts
 
 infra-up: setup ## Start the test bed in the background; endpoints go to .remram/env
 	tsx test/harness/src/cli.ts up

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parsePluginConfig } from "./config.js";
-import { complexitySignals, decideEscalation, type EscalationInput, modelOverrideFor } from "./escalation.js";
+import {
+  complexitySignals,
+  decideEscalation,
+  type EscalationInput,
+  modelOverrideFor,
+  reflectionModelOverride,
+} from "./escalation.js";
 
 const escalation = parsePluginConfig({
   escalation: {
@@ -119,5 +125,27 @@ describe("modelOverrideFor", () => {
       providerOverride: "ollama",
       modelOverride: "smollm2",
     });
+  });
+});
+
+describe("reflectionModelOverride", () => {
+  it("runs reflection on the reflection model, else the local one, never the cloud", () => {
+    const both = parsePluginConfig({
+      escalation: {
+        local: { provider: "ollama", model: "smollm2" },
+        cloud: { provider: "anthropic", model: "claude" },
+      },
+      reflection: { model: { provider: "ollama-reflect", model: "smollm2" } },
+    });
+    expect(reflectionModelOverride(both)).toEqual({
+      providerOverride: "ollama-reflect",
+      modelOverride: "smollm2",
+    });
+    const localOnly = parsePluginConfig({ escalation: { local: { provider: "ollama", model: "smollm2" } } });
+    expect(reflectionModelOverride(localOnly)).toEqual({
+      providerOverride: "ollama",
+      modelOverride: "smollm2",
+    });
+    expect(reflectionModelOverride(parsePluginConfig({}))).toBeUndefined();
   });
 });

@@ -135,3 +135,14 @@ export function modelOverrideFor(
   const model = decision.target === "cloud" ? config.cloud : config.local;
   return model === undefined ? undefined : { providerOverride: model.provider, modelOverride: model.model };
 }
+
+/**
+ * The model a reflection run uses: the configured reflection model (its provider entry may hold the reply to
+ * JSON), else the local one. Reflection reads a user's turn, so it is never a cloud decision.
+ */
+export function reflectionModelOverride(
+  config: Pick<PluginConfig, "escalation" | "reflection">,
+): { providerOverride: string; modelOverride: string } | undefined {
+  const model = config.reflection.model ?? config.escalation.local;
+  return model === undefined ? undefined : { providerOverride: model.provider, modelOverride: model.model };
+}

@@ -3,7 +3,12 @@ import { captureToolResult } from "./capture.js";
 import { type PluginConfig, parsePluginConfig } from "./config.js";
 import { type CortexClient, createCortexClient, describeFailure } from "./cortex-client.js";
 import { cortexLimits, RetrieveResponseSchema } from "./cortex-contract.js";
-import { decideEscalation, type EscalationDecision, modelOverrideFor } from "./escalation.js";
+import {
+  decideEscalation,
+  type EscalationDecision,
+  modelOverrideFor,
+  reflectionModelOverride,
+} from "./escalation.js";
 import { blocksCloud, filterForModel, renderKnowledgeBlock } from "./injection.js";
 import { errorMessage, logEvent, pluginId } from "./log.js";
 import { builtInMemoryConflicts } from "./memory-guard.js";
@@ -106,10 +111,7 @@ export function registerRemramHooks(api: HostPluginApi): void {
   api.on("before_model_resolve", async (event, ctx) => {
     let decision: EscalationDecision;
     try {
-      // Reflection runs read a user's turn: they never leave the box.
-      if (isReflectionSession(ctx.sessionKey)) {
-        return modelOverrideFor({ target: "local", reason: "default_local", detail: {} }, config.escalation);
-      }
+      if (isReflectionSession(ctx.sessionKey)) return reflectionModelOverride(config);
       const now = Date.now();
       sweepPrefetch(state, now);
       const key = runKey(ctx);

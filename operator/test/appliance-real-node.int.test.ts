@@ -17,6 +17,7 @@ import {
   images,
   installApplianceAndOperator,
   kubectl,
+  measured,
   namespace,
   node,
   operatorNamespace,
@@ -24,6 +25,7 @@ import {
   release,
   uids,
   valuesFile,
+  writeMeasured,
 } from "./real-appliance.js";
 import { describeConversation, knownStatement, recall } from "./real-appliance-conversation.js";
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
@@ -49,6 +51,7 @@ afterAll(async () => {
   }
   // Uninstall removes the approval policy; later suites expect the committed CRDs and policy in place.
   await installCrds(adminClient().client);
+  console.log(`measured: ${writeMeasured()}\n${JSON.stringify(measured)}`);
 }, 300_000);
 
 describe("an appliance applied with kubectl, reconciled by the in-cluster operator on the real node", () => {
@@ -66,6 +69,7 @@ describe("an appliance applied with kubectl, reconciled by the in-cluster operat
         .join("\n");
       throw new Error(`${String(error)}\n${summary}\n${pods}`);
     }
+    measured.applyToReadyMs = Date.now() - Number(measured.appliedAt);
   }, 420_000);
 
   it("reports every component True with its real reason", async () => {
@@ -93,6 +97,16 @@ describe("an appliance applied with kubectl, reconciled by the in-cluster operat
     expect(new Set(nodes)).toEqual(new Set([node.name]));
     const operator = await operatorPods("{.items[0].spec.serviceAccountName}");
     expect(operator).toBe("remram-operator");
+    const status = await kubectl([
+      "-n",
+      operatorNamespace,
+      "exec",
+      "deployment/remram-operator",
+      "--",
+      "cat",
+      "/proc/1/status",
+    ]);
+    measured.operatorRssMiB = Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024);
   });
 });
 

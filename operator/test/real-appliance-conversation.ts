@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { metricValue } from "../../hooks/src/testing/gateway-fixture.js";
 import { replyText } from "../../test/harness/src/services/openclaw.js";
 import { waitFor } from "../../test/harness/src/wait.js";
-import { cortexApi, gatewayAccess, hooksMetrics } from "./real-appliance.js";
+import { cortexApi, gatewayAccess, hooksMetrics, measured } from "./real-appliance.js";
 
 /** The gateway's session key for an HTTP client naming `user` is `openai-user:<user>`; the plugin's user id too. */
 export const person = { user: "alice", userId: "openai-user:alice" };
@@ -51,7 +51,7 @@ export function describeConversation(): void {
       async () => {
         const first = await say("Hello! I am planning a trip to Norway next summer.");
         expect(first.reply.trim()).not.toBe("");
-        console.log(`first reply after Ready: ${first.ms} ms`);
+        measured.firstReplyMs = first.ms;
         const text = await waitFor(
           async () => {
             const metrics = await hooksMetrics();

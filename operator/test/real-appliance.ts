@@ -3,9 +3,10 @@
 // Cortex's API from inside its pod, kubectl-remram as another user).
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { nodeNamespace, operatorChartValues, testbedAppliance } from "../../test/harness/src/appliance.js";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { binPath, repoRoot, runDir } from "../../test/harness/src/paths.js";
 import { kubectl as runKubectl } from "../../test/harness/src/services/kubectl.js";
@@ -37,68 +38,21 @@ export const imageParts = (image: string) => ({
   tag: image.slice(image.lastIndexOf(":") + 1),
 });
 
-/**
- * The appliance as a user writes it, with the models named by the box's registry (the test bed's). SmolLM2's
- * window is 8k tokens: the gateway gets that window, a short reply cap and the one `read` tool, so a turn's
- * prompt (about 4.6k tokens) fits and a 2-core box answers in about a minute.
- */
-export const appliance = {
-  apiVersion: "remram.io/v1alpha1",
-  kind: "RemramAppliance",
-  metadata: { name: "moltbox", namespace },
-  spec: {
-    hardwareProfile: "auto",
-    opensearch: { mode: "embedded" },
-    ollama: {
-      gpu: "auto",
-      models: {
-        embedding: modelRegistry.embedModel,
-        routing: modelRegistry.chatModel,
-        reflection: modelRegistry.chatModel,
-      },
-      contextWindow: 8192,
-      maxOutputTokens: 256,
-      // The test bed's registry speaks plain HTTP, as a model mirror on a home LAN may.
-      insecureRegistries: [new URL(modelRegistry.url).host],
-    },
-    gateway: { tools: { allow: ["read"] } },
-    workspace: { gitIdentity: { name: "Moltbox", email: "moltbox@home.arpa" } },
-  },
-};
+export const appliance = testbedAppliance("moltbox", namespace, modelRegistry);
 
 /** `helm install` with the local images, then `kubectl apply` of the appliance. */
 export async function installApplianceAndOperator(): Promise<void> {
-  for (const [name, labels] of [
-    [operatorNamespace, {}],
-    [namespace, { "pod-security.kubernetes.io/enforce": "restricted" }],
+  for (const [name, restricted] of [
+    [operatorNamespace, false],
+    [namespace, true],
   ] as const) {
-    await kubectl(
-      ["apply", "-f", "-"],
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Namespace",
-        metadata: { name, labels, annotations: node.namespaceAnnotations },
-      }),
-    );
+    await kubectl(["apply", "-f", "-"], JSON.stringify(nodeNamespace(node, name, restricted)));
   }
-  writeFileSync(
-    valuesFile,
-    JSON.stringify({
-      image: { ...imageParts(images.operator), pullPolicy: "Never" },
-      applianceNamespaces: [namespace],
-      operandImages: {
-        opensearch: images.opensearch,
-        ollama: images.ollama,
-        cortex: images.cortex,
-        gateway: images.gateway,
-        hooks: images.hooks,
-        devicePlugin: "nvidia/k8s-device-plugin:v0.17.0",
-      },
-    }),
-  );
+  writeFileSync(valuesFile, JSON.stringify(operatorChartValues(node, [namespace])));
   // Other suites applied the CRDs without Helm; --take-ownership adopts them, as an upgrade from a hand install would.
   await helm("install", release, chart, "--take-ownership", "-f", valuesFile, "--wait");
   await kubectl(["apply", "-f", "-"], JSON.stringify(appliance));
+  measured.appliedAt = Date.now();
 }
 
 export interface Condition {
@@ -218,4 +172,14 @@ export function kubectlAs(kubeconfig: string, args: readonly string[], extraPath
     env: { ...process.env, PATH: `${extraPath}:${process.env.PATH ?? ""}` },
     maxBuffer: 4 * 1024 * 1024,
   });
+}
+
+/** Numbers the suite measures (Ready, first reply, RSS, recoveries), written to the run folder as JSON. */
+export const measured: Record<string, unknown> = {};
+
+export function writeMeasured(): string {
+  const file = join(runDir, "results", "appliance-real-node.json");
+  mkdirSync(join(runDir, "results"), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(measured, null, 2)}\n`);
+  return file;
 }

@@ -1,0 +1,70 @@
+// What a user on the box writes to run the appliance on the test bed's real node: the chart's values with the
+// images built here, namespaces the node's admission places there, and a RemramAppliance whose models come from
+// the test bed's registry. Shared by the real-node suite and `make demo`.
+import type { ModelRegistryEndpoints, RealNodeEndpoints } from "./services/types.js";
+
+const imageParts = (image: string) => ({
+  repository: image.slice(0, image.lastIndexOf(":")),
+  tag: image.slice(image.lastIndexOf(":") + 1),
+});
+
+/** The chart's values: the operator and every operand from the node's containerd, never pulled. */
+export function operatorChartValues(node: RealNodeEndpoints, applianceNamespaces: readonly string[]) {
+  const images = node.images.app;
+  return {
+    image: { ...imageParts(images.operator), pullPolicy: "Never" },
+    applianceNamespaces,
+    operandImages: {
+      opensearch: images.opensearch,
+      ollama: images.ollama,
+      cortex: images.cortex,
+      gateway: images.gateway,
+      hooks: images.hooks,
+      devicePlugin: "nvidia/k8s-device-plugin:v0.17.0",
+    },
+  };
+}
+
+/** A namespace whose pods the apiserver places on the real node; the appliance's enforces restricted security. */
+export function nodeNamespace(node: RealNodeEndpoints, name: string, restricted: boolean) {
+  return {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: {
+      name,
+      labels: restricted ? { "pod-security.kubernetes.io/enforce": "restricted" } : {},
+      annotations: node.namespaceAnnotations,
+    },
+  };
+}
+
+/**
+ * The appliance, with the models named by the box's registry. SmolLM2's window is 8k tokens: the gateway gets that
+ * window, a short reply cap and the one `read` tool, so a turn's prompt (about 4.6k tokens) fits and a 2-core box
+ * answers in about a minute.
+ */
+export function testbedAppliance(name: string, namespace: string, registry: ModelRegistryEndpoints) {
+  return {
+    apiVersion: "remram.io/v1alpha1",
+    kind: "RemramAppliance",
+    metadata: { name, namespace },
+    spec: {
+      hardwareProfile: "auto",
+      opensearch: { mode: "embedded" },
+      ollama: {
+        gpu: "auto",
+        models: {
+          embedding: registry.embedModel,
+          routing: registry.chatModel,
+          reflection: registry.chatModel,
+        },
+        contextWindow: 8192,
+        maxOutputTokens: 256,
+        // The test bed's registry speaks plain HTTP, as a model mirror on a home LAN may.
+        insecureRegistries: [new URL(registry.url).host],
+      },
+      gateway: { tools: { allow: ["read"] } },
+      workspace: { gitIdentity: { name: "Moltbox", email: "moltbox@home.arpa" } },
+    },
+  };
+}
