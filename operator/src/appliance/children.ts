@@ -446,6 +446,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
     cortexUrl: serviceUrl(ctx, "cortex"),
     tokenBudget: ctx.spec.cortex.retrieval.tokenBudget,
     gatewayToken: ctx.secrets.gatewayToken,
+    household: ctx.spec.household,
   });
   const cortexToken = cortexTokenSecretName(ctx);
   const configJson = `${JSON.stringify(config, null, 2)}\n`;

@@ -3,7 +3,7 @@
  * OpenClaw hooks): built-in memory off, Ollama as the only provider (native API, no /v1), the Remram hooks plugin
  * loaded from a folder an init container fills, and a non-loopback bind guarded by token auth.
  */
-import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import { identityKey, type RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 
 export const gatewayPort = 18789;
 export const hooksPluginId = "remram-hooks";
@@ -25,11 +25,38 @@ export interface OpenClawConfigInput {
   /** Ceiling of the injected knowledge bundle; the plugin sends it to Cortex as the retrieval budget. */
   tokenBudget: number;
   gatewayToken: string;
+  household?: RemramApplianceSpec["household"];
+}
+
+/**
+ * The household in OpenClaw's and the plugin's terms. session.identityLinks makes OpenClaw put the member's id in
+ * place of the channel peer in every direct-session key (one session per member with dmScope per-peer, one per
+ * member and channel with per-channel-peer), and the plugin's principals map those keys to the member as the
+ * Cortex user, in the household.
+ */
+export function householdSettings(household: RemramApplianceSpec["household"]) {
+  if (household === undefined) return undefined;
+  const members = household.members;
+  return {
+    identityLinks: Object.fromEntries(
+      members
+        .filter((member) => member.identities.length > 0)
+        .map((member) => [member.id, member.identities.map(identityKey)]),
+    ),
+    principals: {
+      householdId: household.id,
+      members: members.map((member) => member.id),
+      identities: Object.fromEntries(
+        members.flatMap((member) => member.identities.map((identity) => [identityKey(identity), member.id])),
+      ),
+    },
+  };
 }
 
 export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, unknown> {
   const chatModels = [...new Set([input.models.routing, input.models.reflection])];
   const agents = input.gateway.agents ?? [{ id: "main" }];
+  const household = householdSettings(input.household);
   return {
     gateway: {
       mode: "local",
@@ -63,7 +90,10 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
         agents.map((agent) => [agent.id, agent.model ? { model: `ollama/${agent.model}` } : {}]),
       ),
     },
-    session: { dmScope: input.gateway.dmScope },
+    session: {
+      dmScope: input.gateway.dmScope,
+      ...(household === undefined ? {} : { identityLinks: household.identityLinks }),
+    },
     messages: { queue: { mode: input.gateway.queueMode } },
     memory: { search: { enabled: false } },
     update: { checkOnStart: false },
@@ -80,6 +110,7 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
           config: {
             cortex: { url: input.cortexUrl, tokenFile: gatewayCortexTokenFile },
             injection: { tokenCeiling: input.tokenBudget },
+            ...(household === undefined ? {} : { principals: household.principals }),
             reflection: { model: { provider: "ollama", model: input.models.reflection } },
             escalation: { local: { provider: "ollama", model: input.models.routing } },
             metrics: { host: "0.0.0.0", port: hooksMetricsPort },
