@@ -58,7 +58,7 @@ describe("the generated openclaw.json", () => {
     expect(await validate({})).toEqual(expect.objectContaining({ valid: true, warnings: [] }));
   });
 
-  it("is valid, without warnings, with a household's identity links and principals", async () => {
+  it("is valid, without warnings, with a household's identity links, principals and the agent's tool policy", async () => {
     const result = await validate({
       gateway: { dmScope: "per-peer" },
       household: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
-import { buildOpenClawConfig } from "./openclaw-config.js";
+import { buildOpenClawConfig, gatewayCortexTokenFile, gatewayWorkspaceDir } from "./openclaw-config.js";
 
 const alice = {
   id: "alice",
@@ -64,6 +64,26 @@ describe("the gateway config for a household", () => {
     const config = configFor({});
     expect(config.session).toEqual({ dmScope: "per-channel-peer" });
     expect(config.plugins.entries["remram-hooks"].config).not.toHaveProperty("principals");
+  });
+});
+
+describe("the agent's tool policy", () => {
+  it("keeps file tools in the workspace and removes shell and control-plane tools, whatever the spec", () => {
+    for (const spec of [
+      {},
+      { household: { id: "home", members: [alice] } },
+      { gateway: { sandbox: "all" } },
+    ]) {
+      const config = configFor(spec);
+      expect(config.tools).toEqual({
+        fs: { workspaceOnly: true },
+        deny: ["group:runtime", "group:automation"],
+        elevated: { enabled: false },
+      });
+      expect(config.agents.defaults.workspace).toBe(gatewayWorkspaceDir);
+      // The token the plugin reads lies outside the only folder file tools reach.
+      expect(gatewayCortexTokenFile.startsWith(`${gatewayWorkspaceDir}/`)).toBe(false);
+    }
   });
 });
 

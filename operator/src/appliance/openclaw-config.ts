@@ -13,9 +13,34 @@ export const hooksVolumeDir = "/opt/remram-hooks";
 export const hooksPluginDir = `${hooksVolumeDir}/plugin`;
 /** The hooks plugin serves its Prometheus metrics here, on the pod's address (the gateway container's "metrics" port). */
 export const hooksMetricsPort = 9464;
+/** The agent's workspace: the only folder its file tools reach (tools.fs.workspaceOnly). */
 export const gatewayWorkspaceDir = "/data/workspace";
-/** Where the gateway pod mounts the Cortex token; the plugin reads it from there (never inline in the config). */
+/**
+ * Promoted artifacts, inside the agent's workspace: a read-only mount of the artifacts folder of Cortex's own
+ * repository, so the agent reads what was approved and can change none of it.
+ */
+export const gatewayArtifactsDir = `${gatewayWorkspaceDir}/artifacts`;
+/**
+ * Where the gateway pod mounts the Cortex token; the plugin reads it from there (never inline in the config).
+ * Outside the workspace, so the agent's file tools cannot open it, and no shell tool exists to read it otherwise.
+ */
 export const gatewayCortexTokenFile = "/var/run/secrets/remram/cortex/token";
+
+/**
+ * What the agent's tools may do in the gateway pod. The hooks plugin runs in the gateway's process and reads the
+ * Cortex token from a file; a tool running as the same user could read it as well, so:
+ * - file tools (read, write, edit, apply_patch) and local media paths stay inside the workspace;
+ * - no shell: exec, process and code_execution (group:runtime) would run as the gateway's user and read any file
+ *   it can, the token included;
+ * - no control plane: gateway (reads the config), openclaw (applies config changes, which could lift this policy),
+ *   plugins and cron (group:automation);
+ * - no elevated mode (exec outside a sandbox).
+ */
+export const agentToolPolicy = {
+  fs: { workspaceOnly: true },
+  deny: ["group:runtime", "group:automation"],
+  elevated: { enabled: false },
+} as const;
 
 export interface OpenClawConfigInput {
   gateway: RemramApplianceSpec["gateway"];
@@ -94,6 +119,7 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       dmScope: input.gateway.dmScope,
       ...(household === undefined ? {} : { identityLinks: household.identityLinks }),
     },
+    tools: agentToolPolicy,
     messages: { queue: { mode: input.gateway.queueMode } },
     memory: { search: { enabled: false } },
     update: { checkOnStart: false },

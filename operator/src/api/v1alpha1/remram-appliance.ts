@@ -172,7 +172,11 @@ const gatewaySpec = z
 
 const workspaceSpec = z
   .object({
-    storage: storage.optional().describe("Workspace volume (artifact git repository and archive)."),
+    storage: storage
+      .optional()
+      .describe(
+        "The data volume: the agent's workspace, the gateway's state, and Cortex's artifact repository and archive, each in a folder of its own.",
+      ),
     gitIdentity: z
       .object({
         name: z.string().min(1).max(128),
