@@ -50,7 +50,17 @@ export const PluginConfigSchema = z.strictObject({
   principals: z
     .strictObject({
       householdId: z.string().min(1).max(200).optional(),
-      /** "<channel>:<peer>" or "<peer>" (as in the session key) → canonical user id; mirrors session.identityLinks. */
+      /**
+       * Household members' ids: the canonical names under session.identityLinks, which OpenClaw writes into a
+       * direct session's key in place of the linked channel peer. A session whose peer is a member's id is that
+       * member's on every channel. When set, household knowledge is for the people the config names (members,
+       * identities' users, mainSessionUserId) only: any other peer gets no householdId.
+       */
+      members: z.array(z.string().min(1).max(200)).max(1_000).default([]),
+      /**
+       * "<channel>:<peer>" or "<peer>" (as in the session key) → canonical user id; mirrors session.identityLinks.
+       * Compared case-insensitively, as OpenClaw lowercases peer ids in session keys.
+       */
       identities: z.record(z.string().min(1).max(300), z.string().min(1).max(200)).default({}),
       /** Owner of the shared `agent:<id>:main` DM session; without it that session gets no injection. */
       mainSessionUserId: z.string().min(1).max(200).optional(),

@@ -84,6 +84,56 @@ describe("derivePrincipal", () => {
   });
 });
 
+describe("derivePrincipal for a household (the operator's spec.household)", () => {
+  // What the operator generates for members alice (telegram 123, whatsapp +4712345678) and bob (slack U0123ABC).
+  const household = parsePluginConfig({
+    principals: {
+      householdId: "home",
+      members: ["alice", "bob"],
+      identities: {
+        "telegram:123": "alice",
+        "whatsapp:+4712345678": "alice",
+        "slack:u0123abc": "bob",
+      },
+    },
+  }).principals;
+  const alice = { ok: true, principal: { userId: "alice", householdId: "home", agentId: "main" } };
+
+  it("gives a member's linked sessions on every channel and every dmScope one user in the household", () => {
+    // OpenClaw has put the member's id in place of the linked peer (session.identityLinks).
+    for (const sessionKey of [
+      "agent:main:direct:alice",
+      "agent:main:telegram:direct:alice",
+      "agent:main:whatsapp:direct:alice",
+      "agent:main:whatsapp:default:direct:alice",
+      "agent:main:telegram:direct:alice:thread:42",
+    ]) {
+      expect(derivePrincipal({ sessionKey }, household), sessionKey).toEqual(alice);
+    }
+  });
+
+  it("maps raw peers through the identities case-insensitively, as OpenClaw lowercases them", () => {
+    expect(derivePrincipal({ sessionKey: "agent:main:telegram:direct:123" }, household)).toEqual(alice);
+    expect(derivePrincipal({ sessionKey: "agent:main:slack:direct:U0123ABC" }, household)).toMatchObject({
+      principal: { userId: "bob", householdId: "home" },
+    });
+    expect(derivePrincipal({ sessionKey: "agent:main:openai-user:Alice" }, household)).toEqual(alice);
+  });
+
+  it("keeps household knowledge from a peer that is no member", () => {
+    expect(derivePrincipal({ sessionKey: "agent:main:telegram:direct:999" }, household)).toEqual({
+      ok: true,
+      principal: { userId: "telegram:999", agentId: "main" },
+    });
+  });
+
+  it("still gives everyone the household when no member roster is configured", () => {
+    expect(derivePrincipal({ sessionKey: "agent:main:telegram:direct:999" }, principals)).toMatchObject({
+      principal: { userId: "telegram:999", householdId: "home" },
+    });
+  });
+});
+
 describe("reflection session keys", () => {
   it("recognises the plugin's own reflection runs and nothing else", () => {
     expect(isReflectionSession(reflectionSessionKey("main", "abc"))).toBe(true);

@@ -53,6 +53,14 @@ const appliance = (name: string, spec: unknown) => ({
   metadata: { name, namespace },
   spec,
 });
+const member = (id: string, ...identities: string[]) => ({
+  id,
+  identities: identities.map((identity) => {
+    const [channel, ...peer] = identity.split(":");
+    return { channel, peer: peer.join(":") };
+  }),
+});
+const household = (members: unknown[]) => ({ id: "home", members });
 const schedule = (spec: Record<string, unknown>) => ({
   apiVersion: "remram.io/v1alpha1",
   kind: "DreamSchedule",
@@ -174,6 +182,49 @@ const invalid: [string, string, unknown, string][] = [
     "remramappliances",
     appliance("box", { workspace: { gitIdentity: { name: "Box", email: "nope" } } }),
     "should match",
+  ],
+  [
+    "the same household member twice",
+    "remramappliances",
+    appliance("box", {
+      household: household([member("alice", "telegram:1"), member("alice", "telegram:2")]),
+    }),
+    "Duplicate value",
+  ],
+  [
+    "one identity listed twice for a member",
+    "remramappliances",
+    appliance("box", { household: household([member("alice", "telegram:1", "telegram:1")]) }),
+    "Duplicate value",
+  ],
+  [
+    "one identity claimed by two members",
+    "remramappliances",
+    appliance("box", {
+      household: household([
+        member("alice", "telegram:1", "whatsapp:+4712345678"),
+        member("bob", "whatsapp:+4712345678"),
+      ]),
+    }),
+    "a channel identity can belong to one member only",
+  ],
+  [
+    "a peer with capitals",
+    "remramappliances",
+    appliance("box", { household: household([member("alice", "slack:U0123ABC")]) }),
+    "peer must be lowercase",
+  ],
+  [
+    "a member id that could be a channel's numeric peer id",
+    "remramappliances",
+    appliance("box", { household: household([member("123", "telegram:123")]) }),
+    "should match",
+  ],
+  [
+    "a household with every direct message in the main session",
+    "remramappliances",
+    appliance("box", { gateway: { dmScope: "main" }, household: household([member("alice", "telegram:1")]) }),
+    "a household needs gateway.dmScope",
   ],
   ["schedule in words", "dreamschedules", schedule({ schedule: "every day" }), "five-field cron expression"],
   [
@@ -326,6 +377,22 @@ describe("the CRDs reject invalid objects at admission", () => {
     }
     expect(invalid.length).toBeGreaterThanOrEqual(25);
     expect(mismatches).toEqual([]);
+  });
+
+  it("accepts a household whose members each hold their own identities on several channels", async () => {
+    const created = await admin.create(
+      `${api}/remramappliances?fieldValidation=Strict`,
+      appliance("household", {
+        household: household([
+          member("alice", "telegram:123456789", "whatsapp:+4712345678"),
+          member("bob", "telegram:987654321", "matrix:@bob:matrix.org"),
+        ]),
+      }),
+    );
+    expect(created).toMatchObject({
+      spec: { household: { id: "home" }, gateway: { dmScope: "per-channel-peer" } },
+    });
+    await admin.delete(`${api}/remramappliances/household`);
   });
 
   it("keeps an ArtifactProposal's spec immutable", async () => {

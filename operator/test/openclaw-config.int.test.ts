@@ -24,6 +24,7 @@ async function validate(specInput: unknown): Promise<ValidationResult> {
     cortexUrl: "http://box-cortex.home.svc:8080",
     tokenBudget: spec.cortex.retrieval.tokenBudget,
     gatewayToken: "gateway-token-0123456789abcdef",
+    household: spec.household,
   });
   // In the pod an init container copies the plugin to /opt/remram-hooks; here the repository's folder stands in,
   // so the plugin's configSchema is checked against the config the operator generates.
@@ -56,6 +57,27 @@ interface ValidationResult {
 describe("the generated openclaw.json", () => {
   it("is valid, without warnings, for the pinned OpenClaw with the Remram hooks plugin loaded", async () => {
     expect(await validate({})).toEqual(expect.objectContaining({ valid: true, warnings: [] }));
+  });
+
+  it("is valid, without warnings, with a household's identity links, principals and the agent's tool policy", async () => {
+    const result = await validate({
+      gateway: { dmScope: "per-peer" },
+      household: {
+        id: "home",
+        members: [
+          {
+            id: "alice",
+            identities: [
+              { channel: "telegram", peer: "123456789" },
+              { channel: "whatsapp", peer: "+4712345678" },
+            ],
+          },
+          { id: "bob", identities: [{ channel: "matrix", peer: "@bob:matrix.org" }] },
+          { id: "carol" },
+        ],
+      },
+    });
+    expect(result).toEqual(expect.objectContaining({ valid: true, warnings: [] }));
   });
 
   it("stays valid with the spec's gateway options set", async () => {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot, runDir } from "../../test/harness/src/paths.js";
 import { waitFor } from "../../test/harness/src/wait.js";
+import { cortexRepoDir } from "../src/appliance/children.js";
 import { cortexApi, kubectl, kubectlAs, kubernetes, namespace } from "./real-appliance.js";
 
 const approver = "approver-bob";
@@ -14,7 +15,7 @@ const approverUser = `system:serviceaccount:${namespace}:${approver}`;
 const pluginDir = join(runDir, `kubectl-plugins-${namespace}`);
 let promotedCommit: string | undefined;
 
-/** The workspace repository's log in the Cortex pod: hash, then subject and body, per commit. */
+/** The log of Cortex's repository in its pod: hash, then subject and body, per commit. */
 export function workspaceLog(): Promise<string> {
   return kubectl(
     [
@@ -26,8 +27,11 @@ export function workspaceLog(): Promise<string> {
       "cortex",
       "--",
       "git",
+      // kubelet created the repository's folder as root, not the pod's uid: git wants it named as safe.
+      "-c",
+      `safe.directory=${cortexRepoDir}`,
       "-C",
-      "/data/workspace",
+      cortexRepoDir,
       "log",
       "--format=%H%n%B",
     ],

@@ -39,7 +39,9 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
     const indices = once<MaturationIndices>(() => ensureMaturationIndices(app.cortex.store));
     const promoter = once(async () => {
       const git = new GitPromoter(options.workspaceDir, options.gitAuthor);
-      const { rolledBack } = await git.prepare();
+      const { rolledBack, staleLocks } = await git.prepare();
+      if (staleLocks.length > 0)
+        app.log.warn({ staleLocks }, "removed lock files an earlier Cortex left in the repository");
       if (rolledBack !== undefined)
         app.log.warn({ proposalId: rolledBack }, "rolled back an interrupted promotion");
       return git;

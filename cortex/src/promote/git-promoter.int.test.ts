@@ -1,8 +1,9 @@
-import { spawn } from "node:child_process";
-import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { simpleGit } from "simple-git";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256Digest } from "./digest.js";
@@ -197,7 +198,7 @@ describe("promotion into a real git repository", () => {
     await new Promise((resolve) => child.once("exit", resolve));
 
     const restarted = new GitPromoter(repo, author);
-    expect(await restarted.prepare()).toEqual({ rolledBack: "prop-b" });
+    expect(await restarted.prepare()).toEqual({ rolledBack: "prop-b", staleLocks: [] });
     expect({ head: await head(), file: await fileAt(), status: await status() }).toEqual({
       head: before,
       file: "v1\n",
@@ -207,4 +208,78 @@ describe("promotion into a real git repository", () => {
     expect(retried.alreadyPromoted).toBe(false);
     expect(await fileAt()).toBe("v2\n");
   });
+
+  it("creates its repository in a folder that does not exist yet (a fresh volume)", async () => {
+    const fresh = join(repo, "cortex", "repo");
+    const promoter = new GitPromoter(fresh, author);
+    await promoter.prepare();
+    const result = await promoter.promote({ proposal: proposal("# Rules\n"), approvedBy: "alice" });
+    expect(await readFile(join(fresh, path), "utf8")).toBe("# Rules\n");
+    expect((await simpleGit(fresh).raw(["rev-parse", "HEAD"])).trim()).toBe(result.commitId);
+  });
+
+  it("writes again after a pod was killed inside git: the stale lock files go at start", async () => {
+    const promoter = new GitPromoter(repo, author);
+    await promoter.promote({ proposal: proposal("v1\n", undefined, "prop-a"), approvedBy: "alice" });
+    // What a SIGKILL inside `git add` / `git commit` leaves behind.
+    await writeFile(join(repo, ".git", "index.lock"), "");
+    await mkdir(join(repo, ".git", "refs", "heads"), { recursive: true });
+    await writeFile(join(repo, ".git", "refs", "heads", "main.lock"), "");
+    const blocked = new GitPromoter(repo, author);
+    await expect(
+      blocked.promote({ proposal: proposal("v2\n", "v1\n", "prop-b"), approvedBy: "bob" }),
+    ).rejects.toThrow(/index\.lock/);
+
+    const restarted = new GitPromoter(repo, author);
+    // The blocked attempt could not even undo itself (git needs the index): its journal is rolled back too.
+    expect(await restarted.prepare()).toEqual({
+      rolledBack: "prop-b",
+      staleLocks: [".git/index.lock", ".git/refs/heads/main.lock"],
+    });
+    await restarted.promote({ proposal: proposal("v2\n", "v1\n", "prop-b"), approvedBy: "bob" });
+    expect(await fileAt()).toBe("v2\n");
+    expect(await status()).toBe("");
+  });
+
+  // git refuses a repository owned by another uid ("dubious ownership"), root included; a volume's folder can
+  // belong to another uid than the pod's (kubelet creates subPath folders as root; another pod wrote the claim).
+  it.skipIf(process.getuid?.() !== 0)(
+    "promotes into a repository another uid owns, reached through a symlink, without touching git's global config",
+    async () => {
+      const promoter = new GitPromoter(repo, author);
+      await promoter.promote({ proposal: proposal("v1\n", undefined, "prop-a"), approvedBy: "alice" });
+      await chownRepositoryTo1234();
+      const home = await mkdtemp(join(tmpdir(), "remram-home-"));
+      const link = `${repo}-link`;
+      await symlink(repo, link);
+      try {
+        // Plain git, as Cortex would run it without safe.directory: refused.
+        const plain = await promisify(execFile)("git", ["status"], {
+          cwd: repo,
+          env: { ...process.env, HOME: home },
+        })
+          .then(() => "ok")
+          .catch((error: Error) => error.message);
+        expect(plain).toContain("dubious ownership");
+        const direct = new GitPromoter(repo, author);
+        await direct.prepare();
+        await direct.promote({ proposal: proposal("v2\n", "v1\n", "prop-b"), approvedBy: "bob" });
+        const throughLink = new GitPromoter(link, author);
+        await throughLink.prepare();
+        await throughLink.promote({ proposal: proposal("v3\n", "v2\n", "prop-c"), approvedBy: "carol" });
+        expect(await fileAt()).toBe("v3\n");
+        // Nothing was written to a global config: the exception lives only on Cortex's command lines.
+        expect(await readFile(join(home, ".gitconfig"), "utf8").catch(() => "absent")).toBe("absent");
+      } finally {
+        await rm(link, { force: true });
+        await rm(home, { recursive: true, force: true });
+      }
+    },
+  );
+
+  /** Hand the whole repository to uid 1234, as a folder another pod or kubelet created. */
+  async function chownRepositoryTo1234(): Promise<void> {
+    const files = (await promisify(execFile)("find", [repo])).stdout.trim().split("\n");
+    for (const file of files) await chown(file, 1234, 1234);
+  }
 });

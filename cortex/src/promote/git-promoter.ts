@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm, unlink } from "node:fs/promises";
-import { dirname, isAbsolute, join, normalize, sep } from "node:path";
+import { type Dirent, mkdirSync, realpathSync } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
+import { dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { type SimpleGit, simpleGit } from "simple-git";
 import { sha256Digest } from "./digest.js";
 
@@ -100,6 +101,35 @@ async function writeAtomically(path: string, content: Uint8Array | string): Prom
   }
 }
 
+/** Lock files git leaves when killed mid-command; under .git, besides any `*.lock` below .git/refs. */
+const gitLockFiles = ["index.lock", "HEAD.lock", "ORIG_HEAD.lock", "config.lock", "packed-refs.lock"];
+
+async function lockFilesUnder(directory: string): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(directory, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const found: string[] = [];
+  for (const entry of entries) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) found.push(...(await lockFilesUnder(path)));
+    else if (entry.name.endsWith(".lock")) found.push(path);
+  }
+  return found;
+}
+
+/**
+ * The repository's folder as given and as the kernel resolves it (git compares safe.directory with the latter
+ * when the path runs through a symlink).
+ */
+function safeDirectories(repoDir: string): string[] {
+  const absolute = resolve(repoDir);
+  return [...new Set([absolute, realpathSync(absolute)])];
+}
+
 export class GitPromoter {
   private readonly git: SimpleGit;
   private queue: Promise<unknown> = Promise.resolve();
@@ -108,10 +138,23 @@ export class GitPromoter {
     readonly repoDir: string,
     author: GitIdentity,
   ) {
-    // Identity as per-command config: never written to the repository, and the same for author and committer.
+    // simple-git needs an existing folder; on a fresh volume Cortex's repository folder is not there yet.
+    mkdirSync(repoDir, { recursive: true });
     this.git = simpleGit({
       baseDir: repoDir,
-      config: [`user.name=${author.name}`, `user.email=${author.email}`, "commit.gpgSign=false"],
+      // Per-command config (git's "command" scope), never written to the repository:
+      // - safe.directory: the folder may belong to another uid than Cortex's (a volume's subPath that kubelet
+      //   created as root, a claim written by an earlier pod under another uid), and git refuses to work in a
+      //   repository it deems of dubious ownership. safe.directory counts only in protected configuration
+      //   (system, global, command); the command scope is the one Cortex owns without a writable HOME, and it
+      //   trusts this repository only. (GIT_CONFIG_COUNT is the same scope, but simple-git refuses it.)
+      // - the identity, the same for author and committer.
+      config: [
+        ...safeDirectories(repoDir).map((directory) => `safe.directory=${directory}`),
+        `user.name=${author.name}`,
+        `user.email=${author.email}`,
+        "commit.gpgSign=false",
+      ],
     });
   }
 
@@ -126,13 +169,30 @@ export class GitPromoter {
     return next;
   }
 
-  /** Create the repository if the workspace has none, and roll back a promotion a crash interrupted. */
-  async prepare(): Promise<{ rolledBack: string | undefined }> {
+  /**
+   * Create the repository if the folder has none, remove the lock files a killed process left, and roll back a
+   * promotion a crash interrupted. Call once at start, before any promotion: Cortex is the repository's only
+   * writer (one replica, Recreate), so every lock file seen then is stale and would block every later commit.
+   */
+  async prepare(): Promise<{ rolledBack: string | undefined; staleLocks: string[] }> {
     await mkdir(this.repoDir, { recursive: true });
     if ((await readIfExists(join(this.repoDir, ".git", "HEAD"))) === undefined) {
       await this.git.raw(["init", "--quiet"]);
     }
-    return this.serialised(async () => ({ rolledBack: await this.recover() }));
+    return this.serialised(async () => {
+      const gitDir = join(this.repoDir, ".git");
+      const staleLocks = [
+        ...gitLockFiles.map((name) => join(gitDir, name)),
+        ...(await lockFilesUnder(join(gitDir, "refs"))),
+      ];
+      const removed: string[] = [];
+      for (const lock of staleLocks) {
+        if ((await readIfExists(lock)) === undefined) continue;
+        await rm(lock, { force: true });
+        removed.push(lock.slice(this.repoDir.length + 1));
+      }
+      return { rolledBack: await this.recover(), staleLocks: removed };
+    });
   }
 
   private async head(): Promise<string | null> {

@@ -11,6 +11,8 @@ export type FaultMode = "forward" | "garbage" | "error500" | "hang";
 export interface CortexFaultProxy {
   url: string;
   setMode(mode: FaultMode): void;
+  /** Every request the plugin sent, oldest first: path and JSON body (undefined when there was none). */
+  readonly requests: readonly { path: string; body: unknown }[];
   stop(): Promise<void>;
 }
 
@@ -22,10 +24,18 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 
 export async function startCortexFaultProxy(upstream: string): Promise<CortexFaultProxy> {
   let mode: FaultMode = "forward";
+  const requests: { path: string; body: unknown }[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((request, response) => {
     void (async () => {
       const body = await readBody(request);
+      let parsed: unknown;
+      try {
+        parsed = body.length > 0 ? JSON.parse(body.toString("utf8")) : undefined;
+      } catch {
+        parsed = body.toString("utf8");
+      }
+      requests.push({ path: request.url ?? "/", body: parsed });
       if (mode === "hang") return;
       if (mode === "garbage") {
         response.writeHead(200, { "content-type": "application/json" }).end('{"facts": "not a list", ');
@@ -64,6 +74,7 @@ export async function startCortexFaultProxy(upstream: string): Promise<CortexFau
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    requests,
     setMode(next) {
       mode = next;
     },

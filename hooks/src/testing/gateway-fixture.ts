@@ -51,9 +51,22 @@ export async function startPluginGateway(params: {
   /** Offer the model the `read` tool (for tool-result capture); without tools SmolLM2's prompt is far smaller. */
   withTools: boolean;
   extraConfig?: Record<string, unknown>;
+  /** The relay answers a scripted tool call's result with this text itself, without the model. */
+  replyAfterScriptedTool?: string;
+  /** The model's context window as OpenClaw sees it (default 8192, SmolLM2's). */
+  contextWindow?: number;
+  /** Bundled OpenClaw plugins to load besides this one, e.g. ["telegram"] for the channel. */
+  bundledPlugins?: readonly string[];
+  /** Extra environment for the gateway, e.g. { OPENCLAW_SKIP_CHANNELS: "0" } to start configured channels. */
+  env?: Readonly<Record<string, string>>;
 }): Promise<PluginGateway> {
   await bundlePlugin();
-  const relay = await startToolCallRelay({ upstream: `${params.ollama.url}/v1` });
+  const relay = await startToolCallRelay({
+    upstream: `${params.ollama.url}/v1`,
+    ...(params.replyAfterScriptedTool === undefined
+      ? {}
+      : { replyAfterScriptedTool: params.replyAfterScriptedTool }),
+  });
   const recorder = await startOpenAiRecorder({ upstream: relay.url });
   const metricsPort = await freePort();
   mkdirSync(runDir, { recursive: true });
@@ -64,7 +77,7 @@ export async function startPluginGateway(params: {
     baseUrl: recorder.url,
     model: params.ollama.chatModel,
     supportsTools: params.withTools,
-    contextWindow: 8192,
+    contextWindow: params.contextWindow ?? 8192,
     // Short answers: what is asserted is what the model received, and CPU time is shared.
     maxTokens: 48,
   };
@@ -79,6 +92,8 @@ export async function startPluginGateway(params: {
           hooks: { timeouts: { agent_end: 60_000 } },
         },
       ],
+      ...(params.bundledPlugins === undefined ? {} : { bundledPlugins: params.bundledPlugins }),
+      ...(params.env === undefined ? {} : { env: params.env }),
       // One tool keeps OpenClaw's prompt inside SmolLM2's 8k window (all of them estimate at ~10k tokens).
       extraConfig: {
         ...(params.withTools ? { tools: { allow: ["read"] } } : {}),

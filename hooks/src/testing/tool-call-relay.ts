@@ -66,7 +66,30 @@ function streamToolCall(
   response.end("data: [DONE]\n\n");
 }
 
-export async function startToolCallRelay(options: { upstream: string }): Promise<ToolCallRelay> {
+/** A streamed assistant text answer, as the gateway expects from a stream:true request. */
+function streamText(response: ServerResponse, model: string, content: string): void {
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    `data: ${JSON.stringify({
+      id: "relay-text",
+      object: "chat.completion.chunk",
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    })}\n\n`;
+  response.write(chunk({ role: "assistant", content }, null));
+  response.write(chunk({}, "stop"));
+  response.end("data: [DONE]\n\n");
+}
+
+export async function startToolCallRelay(options: {
+  upstream: string;
+  /**
+   * Answer the request that carries a scripted call's result with this text instead of asking the model: for
+   * tests about the tool call alone, where a small model reading a large tool-laden prompt would only cost time.
+   */
+  replyAfterScriptedTool?: string;
+}): Promise<ToolCallRelay> {
   let offered: string[] = [];
   let issued = 0;
   const upstream = options.upstream.replace(/\/+$/, "");
@@ -103,6 +126,18 @@ export async function startToolCallRelay(options: { upstream: string }): Promise
         if (wanted && wanted[1] !== undefined && wanted[2] !== undefined) {
           issued += 1;
           streamToolCall(response, String(body.model), wanted[1], wanted[2], `call_relay_${issued}`);
+          return;
+        }
+        // The result of a scripted call: the last tool message follows a user message with a directive (the
+        // gateway may add a context message of its own beside the user's).
+        const previousTool = messages.slice(0, Math.max(lastTool, 0)).findLastIndex((m) => m.role === "tool");
+        const answersScriptedCall =
+          lastTool >= 0 &&
+          messages
+            .slice(previousTool + 1, lastTool)
+            .some((message) => message.role === "user" && directive.test(text(message.content)));
+        if (options.replyAfterScriptedTool !== undefined && answersScriptedCall) {
+          streamText(response, String(body.model), options.replyAfterScriptedTool);
           return;
         }
         // SmolLM2 cannot take tools, and its template knows no tool role: show the result as user text.

@@ -191,7 +191,7 @@ describe("the appliance's children", () => {
       params: { num_ctx: 16384, num_predict: 2048 },
     });
     expect(roomy.agents.defaults.skipBootstrap).toBeUndefined();
-    expect(roomy.tools).toEqual({ subagents: { tools: { deny: ["*"] } } });
+    expect(roomy.tools.allow).toBeUndefined();
     const small = gatewayConfig({
       ollama: { contextWindow: 8192, maxOutputTokens: 128 },
       gateway: { tools: { allow: ["read"] } },
@@ -201,7 +201,7 @@ describe("the appliance's children", () => {
       params: { num_ctx: 8192, num_predict: 128 },
     });
     expect(small.agents.defaults).toMatchObject({ skipBootstrap: true, contextInjection: "never" });
-    expect(small.tools).toEqual({ allow: ["read"], subagents: { tools: { deny: ["*"] } } });
+    expect(small.tools.allow).toEqual(["read"]);
   });
 
   it("serve the hooks plugin's metrics on the gateway's metrics port, reachable only from the metrics namespaces", () => {

@@ -11,6 +11,7 @@ import { runtimeClassNameOf } from "./gpu.js";
 import { type HardwareProfile, quantityToMiB } from "./hardware-profiles.js";
 import {
   buildOpenClawConfig,
+  gatewayArtifactsDir,
   gatewayCortexTokenFile,
   gatewayPort,
   gatewayWorkspaceDir,
@@ -334,6 +335,19 @@ function opensearchUrl(ctx: ApplianceContext): string {
   return ctx.spec.opensearch.external?.url ?? serviceUrl(ctx, "opensearch");
 }
 
+/**
+ * Cortex's own folder on the workspace claim (subPath `cortex`), apart from the agent's workspace (subPath
+ * `workspace`): the git repository promoted artifacts are committed to, and the hash-addressed archive. Cortex's
+ * root file system is read-only, so every path it writes is named here or lies on an emptyDir (HOME, /tmp).
+ */
+export const cortexDataDir = "/data/cortex";
+export const cortexRepoDir = `${cortexDataDir}/repo`;
+export const cortexArchiveDir = `${cortexDataDir}/archive`;
+/** Cortex writes artifacts under `artifacts/` of its repository (maturationPlugin's default artifactsDir). */
+export const cortexArtifactsSubPath = "cortex/repo/artifacts";
+/** HOME for Cortex's git (it reads ~/.gitconfig; the image's user has no home on the read-only root). */
+export const cortexHomeDir = "/home/cortex";
+
 export function buildCortex(ctx: ApplianceContext): KubeObject[] {
   const token = cortexTokenSecretName(ctx);
   const models = requiredModels(ctx);
@@ -348,7 +362,10 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
       : []),
     { name: "REMRAM_OLLAMA_URL", value: serviceUrl(ctx, "ollama") },
     { name: "REMRAM_EMBED_MODEL", value: models.embedding },
-    { name: "REMRAM_WORKSPACE_DIR", value: gatewayWorkspaceDir },
+    { name: "REMRAM_WORKSPACE_DIR", value: cortexRepoDir },
+    { name: "CORTEX_ARCHIVE_DIR", value: cortexArchiveDir },
+    { name: "HOME", value: cortexHomeDir },
+    { name: "TMPDIR", value: "/tmp" },
     { name: "REMRAM_TOP_K", value: String(ctx.spec.cortex.retrieval.topK) },
     ...(workspace.gitIdentity
       ? [
@@ -365,7 +382,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
     metadata: meta(ctx, "cortex"),
     spec: {
       replicas: 1,
-      // Cortex holds the workspace git repository; two writers must never overlap.
+      // Cortex holds its git repository and archive; two writers must never overlap.
       strategy: { type: "Recreate" },
       selector: { matchLabels: selectorLabels(ctx.name, "cortex") },
       template: {
@@ -398,7 +415,9 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
                       },
                     ]
                   : []),
-                { name: "workspace", mountPath: gatewayWorkspaceDir, subPath: "workspace" },
+                // Its own folder on the claim, never the agent's workspace (the gateway sees only artifacts/).
+                { name: "workspace", mountPath: cortexDataDir, subPath: "cortex" },
+                { name: "home", mountPath: cortexHomeDir },
                 { name: "tmp", mountPath: "/tmp" },
               ],
             },
@@ -409,6 +428,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
               ? [{ name: "opensearch-credentials", secret: { secretName: credentials.name } }]
               : []),
             { name: "workspace", persistentVolumeClaim: { claimName: childName(ctx.name, "workspace") } },
+            { name: "home", emptyDir: {} },
             { name: "tmp", emptyDir: {} },
           ],
         },
@@ -451,6 +471,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
     cortexUrl: serviceUrl(ctx, "cortex"),
     tokenBudget: ctx.spec.cortex.retrieval.tokenBudget,
     gatewayToken: ctx.secrets.gatewayToken,
+    household: ctx.spec.household,
   });
   const cortexToken = cortexTokenSecretName(ctx);
   const configJson = `${JSON.stringify(config, null, 2)}\n`;
@@ -527,6 +548,14 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
               volumeMounts: [
                 { name: "state", mountPath: stateDir, subPath: "openclaw" },
                 { name: "state", mountPath: gatewayWorkspaceDir, subPath: "workspace" },
+                // Promoted artifacts, read-only: the agent reads what was approved and changes none of it, and
+                // sees nothing else of Cortex's repository (history, proposals' journal) or archive.
+                {
+                  name: "state",
+                  mountPath: gatewayArtifactsDir,
+                  subPath: cortexArtifactsSubPath,
+                  readOnly: true,
+                },
                 { name: "hooks", mountPath: hooksVolumeDir, readOnly: true },
                 { name: "cortex-token", mountPath: dirname(gatewayCortexTokenFile), readOnly: true },
                 { name: "tmp", mountPath: "/tmp" },
@@ -539,7 +568,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
           ],
           volumes: [
             { name: "config", secret: { secretName: childName(ctx.name, "gateway-config") } },
-            // Gateway state and the workspace share one claim: Cortex promotes artifacts into the same workspace.
+            // Gateway state, the agent's workspace and Cortex's folder share one claim, each in a subPath of its own.
             { name: "state", persistentVolumeClaim: { claimName: childName(ctx.name, "workspace") } },
             { name: "hooks", emptyDir: {} },
             {

@@ -3,7 +3,7 @@
  * OpenClaw hooks): built-in memory off, Ollama as the only provider (native API, no /v1), the Remram hooks plugin
  * loaded from a folder an init container fills, and a non-loopback bind guarded by token auth.
  */
-import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import { identityKey, type RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 
 export const gatewayPort = 18789;
 export const hooksPluginId = "remram-hooks";
@@ -15,12 +15,36 @@ export const hooksVolumeDir = "/opt/remram-hooks";
 export const hooksPluginDir = `${hooksVolumeDir}/plugin`;
 /** The hooks plugin serves its Prometheus metrics here, on the pod's address (the gateway container's "metrics" port). */
 export const hooksMetricsPort = 9464;
+/** The agent's workspace: the only folder its file tools reach (tools.fs.workspaceOnly). */
 export const gatewayWorkspaceDir = "/data/workspace";
-/** Where the gateway pod mounts the Cortex token; the plugin reads it from there (never inline in the config). */
+/**
+ * Promoted artifacts, inside the agent's workspace: a read-only mount of the artifacts folder of Cortex's own
+ * repository, so the agent reads what was approved and can change none of it.
+ */
+export const gatewayArtifactsDir = `${gatewayWorkspaceDir}/artifacts`;
+/**
+ * Where the gateway pod mounts the Cortex token; the plugin reads it from there (never inline in the config).
+ * Outside the workspace, so the agent's file tools cannot open it, and no shell tool exists to read it otherwise.
+ */
 export const gatewayCortexTokenFile = "/var/run/secrets/remram/cortex/token";
 
 /** Below this window the workspace's bootstrap files (AGENTS.md, SOUL.md, ...) would crowd out the conversation. */
 export const bootstrapContextMinimum = 16384;
+/**
+ * What the agent's tools may do in the gateway pod. The hooks plugin runs in the gateway's process and reads the
+ * Cortex token from a file; a tool running as the same user could read it as well, so:
+ * - file tools (read, write, edit, apply_patch) and local media paths stay inside the workspace;
+ * - no shell: exec, process and code_execution (group:runtime) would run as the gateway's user and read any file
+ *   it can, the token included;
+ * - no control plane: gateway (reads the config), openclaw (applies config changes, which could lift this policy),
+ *   plugins and cron (group:automation);
+ * - no elevated mode (exec outside a sandbox).
+ */
+export const agentToolPolicy = {
+  fs: { workspaceOnly: true },
+  deny: ["group:runtime", "group:automation"],
+  elevated: { enabled: false },
+} as const;
 
 export interface OpenClawConfigInput {
   gateway: RemramApplianceSpec["gateway"];
@@ -36,6 +60,32 @@ export interface OpenClawConfigInput {
   /** Ceiling of the injected knowledge bundle; the plugin sends it to Cortex as the retrieval budget. */
   tokenBudget: number;
   gatewayToken: string;
+  household?: RemramApplianceSpec["household"];
+}
+
+/**
+ * The household in OpenClaw's and the plugin's terms. session.identityLinks makes OpenClaw put the member's id in
+ * place of the channel peer in every direct-session key (one session per member with dmScope per-peer, one per
+ * member and channel with per-channel-peer), and the plugin's principals map those keys to the member as the
+ * Cortex user, in the household.
+ */
+export function householdSettings(household: RemramApplianceSpec["household"]) {
+  if (household === undefined) return undefined;
+  const members = household.members;
+  return {
+    identityLinks: Object.fromEntries(
+      members
+        .filter((member) => member.identities.length > 0)
+        .map((member) => [member.id, member.identities.map(identityKey)]),
+    ),
+    principals: {
+      householdId: household.id,
+      members: members.map((member) => member.id),
+      identities: Object.fromEntries(
+        members.flatMap((member) => member.identities.map((identity) => [identityKey(identity), member.id])),
+      ),
+    },
+  };
 }
 
 export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, unknown> {
@@ -61,6 +111,7 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
     timeoutSeconds: 600,
     models,
   });
+  const household = householdSettings(input.household);
   return {
     gateway: {
       mode: "local",
@@ -100,9 +151,13 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
         agents.map((agent) => [agent.id, agent.model ? { model: `ollama/${agent.model}` } : {}]),
       ),
     },
-    session: { dmScope: input.gateway.dmScope },
+    session: {
+      dmScope: input.gateway.dmScope,
+      ...(household === undefined ? {} : { identityLinks: household.identityLinks }),
+    },
     messages: { queue: { mode: input.gateway.queueMode } },
     tools: {
+      ...agentToolPolicy,
       ...(input.gateway.tools?.allow ? { allow: input.gateway.tools.allow } : {}),
       // The only subagents are the plugin's reflection runs: they answer with a JSON delta and need no tool. A
       // reflection that could call tools would be steerable by the conversation it reads; and Ollama constrains
@@ -133,6 +188,7 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
           config: {
             cortex: { url: input.cortexUrl, tokenFile: gatewayCortexTokenFile },
             injection: { tokenCeiling: input.tokenBudget },
+            ...(household === undefined ? {} : { principals: household.principals }),
             reflection: { model: { provider: reflectionProviderId, model: input.models.reflection } },
             escalation: { local: { provider: "ollama", model: input.models.routing } },
             metrics: { host: "0.0.0.0", port: hooksMetricsPort },

@@ -22,9 +22,15 @@ export function withCel<T extends z.ZodType>(schema: T, ...rules: CelRule[]): T 
   return schema.meta({ "x-kubernetes-validations": rules });
 }
 
-/** A list the API server treats as a map keyed by `key` (merges under server-side apply, no duplicate keys). */
-export function listMap<T extends z.ZodType>(schema: T, key: string): T {
-  return schema.meta({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": [key] });
+/**
+ * A list the API server treats as a map keyed by `key` (merges under server-side apply, no duplicate keys); several
+ * keys make the combination the key.
+ */
+export function listMap<T extends z.ZodType>(schema: T, key: string | readonly string[]): T {
+  return schema.meta({
+    "x-kubernetes-list-type": "map",
+    "x-kubernetes-list-map-keys": typeof key === "string" ? [key] : [...key],
+  });
 }
 
 /** A list of unique scalars (a set under server-side apply). */

@@ -219,7 +219,11 @@ const gatewaySpec = withCel(
 
 const workspaceSpec = z
   .object({
-    storage: storage.optional().describe("Workspace volume (artifact git repository and archive)."),
+    storage: storage
+      .optional()
+      .describe(
+        "The data volume: the agent's workspace, the gateway's state, and Cortex's artifact repository and archive, each in a folder of its own.",
+      ),
     gitIdentity: z
       .object({
         name: z.string().min(1).max(128),
@@ -234,28 +238,161 @@ const workspaceSpec = z
   })
   .strict();
 
-export const remramApplianceSpec = z
+/**
+ * A household member's id. OpenClaw writes it into the member's direct-session keys in place of the linked channel
+ * peer (session.identityLinks) and the hooks plugin hands it to Cortex as the user id. Lowercase, because OpenClaw
+ * lowercases peer ids in session keys; starting with a letter, so it never reads as a numeric channel peer id.
+ */
+const memberId = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z][a-z0-9._-]*$/);
+
+const peerLowercase = "peer must be lowercase: OpenClaw compares channel identities in lowercase";
+
+const channelIdentity = withCel(
+  z
+    .object({
+      channel: z
+        .string()
+        .min(1)
+        .max(32)
+        .regex(/^[a-z][a-z0-9-]*$/)
+        .describe("OpenClaw channel id: telegram, whatsapp, signal, discord, slack, ..."),
+      peer: z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^\S+$/)
+        .describe(
+          "The sender's id on that channel as OpenClaw sees it, in lowercase: a Telegram user id (123456789), a WhatsApp number in E.164 (+4712345678), a Slack member id (u0123abcd).",
+        ),
+    })
+    .strict()
+    .superRefine((identity, context) => {
+      if (/[A-Z]/.test(identity.peer))
+        context.addIssue({ code: "custom", path: ["peer"], message: peerLowercase });
+    }),
+  {
+    rule: "self.peer == self.peer.lowerAscii()",
+    message: peerLowercase,
+    fieldPath: ".peer",
+  },
+);
+
+const householdMember = z
   .object({
-    hardwareProfile: z
-      .enum(hardwareProfileNames)
-      .default("auto")
-      .describe("Sizing profile; auto picks one from node labels and allocatable."),
-    opensearch: openSearchSpec.prefault({}),
-    ollama: ollamaSpec.prefault({}),
-    cortex: cortexSpec.prefault({}),
-    gateway: gatewaySpec.prefault({}),
-    workspace: workspaceSpec.prefault({}),
-    persistentVolumeClaimRetentionPolicy: z
-      .object({
-        whenDeleted: z
-          .enum(["Retain", "Delete"])
-          .default("Retain")
-          .describe("Retain keeps data PVCs (no ownerReference) when the appliance is deleted."),
-      })
-      .strict()
-      .prefault({}),
+    id: memberId.describe(
+      "Stable member id: one user for Cortex and one canonical peer for OpenClaw on every channel.",
+    ),
+    identities: listMap(z.array(channelIdentity).max(4), ["channel", "peer"])
+      .default([])
+      .describe("The member's channel identities; messages from any of them are the member's."),
   })
   .strict();
+
+/** The members' identities as `<channel>:<peer>`, lowercased: the form OpenClaw's identityLinks compares. */
+export function identityKey(identity: { channel: string; peer: string }): string {
+  return `${identity.channel}:${identity.peer}`.toLowerCase();
+}
+
+const householdSpec = withCel(
+  z
+    .object({
+      id: z
+        .string()
+        .min(1)
+        .max(63)
+        .regex(/^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$/)
+        .describe(
+          "Household id: Cortex's household-scope knowledge belongs to it and every member reads it.",
+        ),
+      members: listMap(z.array(householdMember).min(1).max(12), "id").describe(
+        "The people of the household; each channel identity belongs to one member only.",
+      ),
+    })
+    .strict()
+    .superRefine((household, context) => {
+      const owners = new Map<string, string>();
+      const ids = new Set<string>();
+      household.members.forEach((member, index) => {
+        if (ids.has(member.id))
+          context.addIssue({
+            code: "custom",
+            path: ["members", index, "id"],
+            message: `member id ${member.id} is used twice`,
+          });
+        ids.add(member.id);
+        member.identities.forEach((identity, identityIndex) => {
+          const key = identityKey(identity);
+          const owner = owners.get(key);
+          if (owner !== undefined)
+            context.addIssue({
+              code: "custom",
+              path: ["members", index, "identities", identityIndex],
+              message:
+                owner === member.id
+                  ? `identity ${key} is listed twice for member ${member.id}`
+                  : `identity ${key} is claimed by members ${owner} and ${member.id}; a channel identity can belong to one member only`,
+            });
+          else owners.set(key, member.id);
+        });
+      });
+    }),
+  {
+    // Member ids and, per member, (channel, peer) are list-map keys: the API server refuses duplicates there.
+    rule: "self.members.all(m, m.identities.all(i, self.members.all(n, n.id == m.id || !n.identities.exists(j, j.channel == i.channel && j.peer == i.peer))))",
+    message: "a channel identity can belong to one member only",
+    fieldPath: ".members",
+  },
+);
+
+const householdNeedsPeerSessions = {
+  rule: "!has(self.household) || self.gateway.dmScope != 'main'",
+  message:
+    "a household needs gateway.dmScope per-peer, per-channel-peer or per-account-channel-peer: main puts every member's direct messages into one session",
+  fieldPath: ".gateway.dmScope",
+};
+
+export const remramApplianceSpec = withCel(
+  z
+    .object({
+      hardwareProfile: z
+        .enum(hardwareProfileNames)
+        .default("auto")
+        .describe("Sizing profile; auto picks one from node labels and allocatable."),
+      opensearch: openSearchSpec.prefault({}),
+      ollama: ollamaSpec.prefault({}),
+      cortex: cortexSpec.prefault({}),
+      gateway: gatewaySpec.prefault({}),
+      workspace: workspaceSpec.prefault({}),
+      household: householdSpec
+        .optional()
+        .describe(
+          "The household: its members and their channel identities. The same person on two channels is one user.",
+        ),
+      persistentVolumeClaimRetentionPolicy: z
+        .object({
+          whenDeleted: z
+            .enum(["Retain", "Delete"])
+            .default("Retain")
+            .describe("Retain keeps data PVCs (no ownerReference) when the appliance is deleted."),
+        })
+        .strict()
+        .prefault({}),
+    })
+    .strict()
+    .superRefine((spec, context) => {
+      if (spec.household !== undefined && spec.gateway.dmScope === "main")
+        context.addIssue({
+          code: "custom",
+          path: ["gateway", "dmScope"],
+          message: householdNeedsPeerSessions.message,
+        });
+    }),
+  householdNeedsPeerSessions,
+);
 
 const endpoint = z.string().max(2048);
 
