@@ -176,6 +176,11 @@ describe("the appliance's children", () => {
       baseUrl: "http://box-ollama:11434",
     });
     expect(config.agents.defaults.model.primary).toBe("ollama/qwen3:8b");
+    // A replacement pod takes over OpenClaw's owner lease only under the same host name.
+    const gateway = buildApplianceChildren(context({})).find(
+      (child) => child.kind === "Deployment" && child.metadata.name === "box-gateway",
+    ) as unknown as { spec: { template: { spec: { hostname?: string } } } };
+    expect(gateway.spec.template.spec.hostname).toBe("box-gateway");
     // Nothing beyond the Ollama adapter and the hooks plugin loads.
     expect(config.plugins.allow).toEqual(["ollama", "remram-hooks"]);
   });

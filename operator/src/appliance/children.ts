@@ -499,6 +499,9 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
           annotations: { [configHashAnnotation]: hashOf(configJson) },
         },
         spec: {
+          // OpenClaw's owner lease in the state volume names the host it runs on; a replacement pod under another
+          // name cannot tell the old process is gone and crash-loops until the lease's 5-minute TTL runs out.
+          hostname: childName(ctx.name, "gateway"),
           automountServiceAccountToken: false,
           securityContext: restrictedPodSecurity(1000),
           initContainers: [
