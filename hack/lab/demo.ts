@@ -7,7 +7,12 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { nodeNamespace, operatorChartValues, testbedAppliance } from "../../test/harness/src/appliance.js";
+import {
+  gatewayServiceAccess,
+  nodeNamespace,
+  operatorChartValues,
+  testbedAppliance,
+} from "../../test/harness/src/appliance.js";
 import { binPath, repoRoot, stateDir } from "../../test/harness/src/paths.js";
 import type { TestbedEndpoints } from "../../test/harness/src/testbed.js";
 
@@ -32,7 +37,7 @@ function readEndpoints() {
   return { kubeconfig: kubernetes.kubeconfig, node, registry: node.modelRegistry };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { kubeconfig, node, registry } = readEndpoints();
   mkdirSync(labDir, { recursive: true });
   const env = {
@@ -96,31 +101,11 @@ function main(): void {
   step("Its conditions, as the plugin shows them", `kubectl remram status moltbox -n ${namespace}`);
   show("kubectl", ["remram", "status", "moltbox", "-n", namespace]);
 
-  const ip = sh("kubectl", [
-    "-n",
-    namespace,
-    "get",
-    "service",
-    "moltbox-gateway",
-    "-o",
-    "jsonpath={.spec.clusterIP}",
-  ]);
   const tokenFile = join(labDir, "gateway-token");
-  const token = Buffer.from(
-    sh("kubectl", [
-      "-n",
-      namespace,
-      "get",
-      "secret",
-      "moltbox-gateway-config",
-      "-o",
-      "jsonpath={.data.token}",
-    ]),
-    "base64",
-  ).toString("utf8");
+  const { url, token } = await gatewayServiceAccess((args) => sh("kubectl", args), namespace, "moltbox");
   writeFileSync(tokenFile, token, { mode: 0o600 });
   const chat = (text: string) =>
-    `curl -s http://${ip}:18789/v1/chat/completions -H "authorization: Bearer $(cat ${tokenFile})" -H 'content-type: application/json' -d '${JSON.stringify({ model: "openclaw", user: "alice", messages: [{ role: "user", content: text }] })}'`;
+    `curl -s ${url}/v1/chat/completions -H "authorization: Bearer $(cat ${tokenFile})" -H 'content-type: application/json' -d '${JSON.stringify({ model: "openclaw", user: "alice", messages: [{ role: "user", content: text }] })}'`;
   step(
     "A conversation through the gateway's Service (SmolLM2 on 2 CPU cores: about a minute)",
     chat("Hello! Who are you?"),
@@ -142,7 +127,7 @@ The kwok lab (no real pods, faster): \`make lab-kwok\`. Stop everything with \`m
 }
 
 try {
-  main();
+  await main();
 } catch (error) {
   console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
   console.error(`Logs: ${join(stateDir, "logs")}; stop what runs with \`make infra-down\`.`);

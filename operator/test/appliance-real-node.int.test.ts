@@ -17,6 +17,7 @@ import {
   images,
   installApplianceAndOperator,
   kubectl,
+  leaseHolder,
   measured,
   namespace,
   node,
@@ -143,21 +144,11 @@ describe("the appliance through `helm upgrade`", () => {
     expect(running).toBe(upgraded);
     // The new operator takes the Lease and re-reconciles an unchanged appliance: Ready stays, nothing is replaced.
     const newPod = await operatorPods("{.items[0].metadata.name}");
-    await waitFor(
-      async () => {
-        const holder = await kubectl([
-          "-n",
-          operatorNamespace,
-          "get",
-          "lease",
-          "remram-operator",
-          "-o",
-          "jsonpath={.spec.holderIdentity}",
-        ]);
-        return holder === newPod ? true : undefined;
-      },
-      { what: `the Lease held by ${newPod}`, timeoutMs: 60_000, intervalMs: 1_000 },
-    );
+    await waitFor(async () => ((await leaseHolder()) === newPod ? true : undefined), {
+      what: `the Lease held by ${newPod}`,
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+    });
     await kubectl([
       "-n",
       namespace,

@@ -10,6 +10,7 @@ import {
   cortexApi,
   gatewayAccess,
   kubectl,
+  leaseHolder,
   measured,
   namespace,
   operatorNamespace,
@@ -151,15 +152,7 @@ export function describeFaults(): void {
       await kubectl(["-n", operatorNamespace, "delete", "pod", old, "--wait=false"]);
       const leader = await waitFor(
         async () => {
-          const holder = await kubectl([
-            "-n",
-            operatorNamespace,
-            "get",
-            "lease",
-            "remram-operator",
-            "-o",
-            "jsonpath={.spec.holderIdentity}",
-          ]);
+          const holder = await leaseHolder();
           return holder !== "" && holder !== old ? holder : undefined;
         },
         { what: "a new operator pod holding the Lease", timeoutMs: 120_000, intervalMs: 1_000 },

@@ -6,7 +6,12 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { nodeNamespace, operatorChartValues, testbedAppliance } from "../../test/harness/src/appliance.js";
+import {
+  gatewayServiceAccess,
+  nodeNamespace,
+  operatorChartValues,
+  testbedAppliance,
+} from "../../test/harness/src/appliance.js";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { binPath, repoRoot, runDir } from "../../test/harness/src/paths.js";
 import { kubectl as runKubectl } from "../../test/harness/src/services/kubectl.js";
@@ -80,6 +85,18 @@ export const operatorPods = (jsonpath: string): Promise<string> =>
     `jsonpath=${jsonpath}`,
   ]);
 
+/** The pod holding the operator's leader-election Lease ("" while none does). */
+export const leaseHolder = (): Promise<string> =>
+  kubectl([
+    "-n",
+    operatorNamespace,
+    "get",
+    "lease",
+    "remram-operator",
+    "-o",
+    "jsonpath={.spec.holderIdentity}",
+  ]);
+
 /** name → uid of the appliance's pods or claims: a changed uid means a restart or a lost volume. */
 export async function uids(kind: "pods" | "pvc"): Promise<Record<string, string>> {
   const json = await kubectl(["-n", namespace, "get", kind, "-o", "json"]);
@@ -144,27 +161,7 @@ export async function hooksMetrics(): Promise<string> {
 }
 
 /** The gateway's Service address and token, as a channel or client on the box would use them. */
-export async function gatewayAccess(): Promise<{ url: string; token: string }> {
-  const ip = await kubectl([
-    "-n",
-    namespace,
-    "get",
-    "service",
-    "moltbox-gateway",
-    "-o",
-    "jsonpath={.spec.clusterIP}",
-  ]);
-  const encoded = await kubectl([
-    "-n",
-    namespace,
-    "get",
-    "secret",
-    "moltbox-gateway-config",
-    "-o",
-    "jsonpath={.data.token}",
-  ]);
-  return { url: `http://${ip}:18789`, token: Buffer.from(encoded, "base64").toString("utf8") };
-}
+export const gatewayAccess = () => gatewayServiceAccess(kubectl, namespace, "moltbox");
 
 /** Run kubectl with `args` (a plugin such as `remram` included) under another kubeconfig, as that user. */
 export function kubectlAs(kubeconfig: string, args: readonly string[], extraPath: string) {

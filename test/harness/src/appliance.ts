@@ -68,3 +68,19 @@ export function testbedAppliance(name: string, namespace: string, registry: Mode
     },
   };
 }
+
+/**
+ * The gateway's Service address and bearer token, as a channel or client on the box would use them. `kubectl`
+ * runs kubectl with the given arguments and returns its output (sync or async).
+ */
+export async function gatewayServiceAccess(
+  kubectl: (args: string[]) => string | Promise<string>,
+  namespace: string,
+  appliance: string,
+): Promise<{ url: string; token: string }> {
+  const get = (kind: string, name: string, jsonpath: string) =>
+    kubectl(["-n", namespace, "get", kind, name, "-o", `jsonpath=${jsonpath}`]);
+  const ip = await get("service", `${appliance}-gateway`, "{.spec.clusterIP}");
+  const token = await get("secret", `${appliance}-gateway-config`, "{.data.token}");
+  return { url: `http://${ip}:18789`, token: Buffer.from(token, "base64").toString("utf8") };
+}
