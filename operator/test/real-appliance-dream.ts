@@ -2,7 +2,7 @@
 // in-cluster operator mirrors it as an ArtifactProposal, another user approves it with `kubectl remram approve`
 // (the plugin built here, on PATH, under that user's own kubeconfig) and Cortex commits it to the workspace
 // repository on its volume.
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot, runDir } from "../../test/harness/src/paths.js";
@@ -142,11 +142,12 @@ export function describeDreamApproval(): void {
         { what: "a mirrored ArtifactProposal awaiting a decision", timeoutMs: 60_000, intervalMs: 1_000 },
       );
 
+      const approverConfig = await approverKubeconfig();
       const approved = await kubectlAs(
-        await approverKubeconfig(),
+        approverConfig,
         ["remram", "approve", proposal.metadata.name, "-n", namespace],
         plugins,
-      );
+      ).finally(() => rmSync(approverConfig, { force: true })); // it holds the approver's token
       expect(approved.stdout).toContain(`approved by ${approverUser}`);
       const promoted = await waitFor(
         async () => {
