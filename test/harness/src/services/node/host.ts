@@ -83,7 +83,13 @@ const nodeMounts = (nodeDir: string): string[] => mountsUnder([nodeDir, ...hardC
  * Safe to call when nothing is there.
  */
 export async function teardownNode(nodeDir: string, sysctlFile: string, kubeletPid?: number): Promise<void> {
-  if (kubeletPid !== undefined) await stopAll([kubeletPid], 10_000);
+  // `make infra-down` runs in another process than the one that started the kubelet: find it in the namespace.
+  // Left running while the pods' processes are stopped, it starts their containers again (found after `make demo`).
+  const kubelets =
+    kubeletPid !== undefined
+      ? [kubeletPid]
+      : (await namespacePids(nodeNetwork.namespace)).filter((pid) => processName(pid) === "kubelet");
+  await stopAll(kubelets, 10_000);
   await stopAll(cgroupPids(nodeCgroupDirs()), 2_000);
   await stopAll(await namespacePids(nodeNetwork.namespace), 10_000);
   for (const point of nodeMounts(nodeDir)) {
@@ -100,6 +106,15 @@ export async function teardownNode(nodeDir: string, sysctlFile: string, kubeletP
   }
   for (const path of [...hardCodedPaths, nodeDir]) rmSync(path, { recursive: true, force: true });
   restoreSysctls(sysctlFile);
+}
+
+/** A process's command name (/proc/PID/comm), or undefined once it is gone. */
+function processName(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return undefined;
+  }
 }
 
 /** What of the node is still on the host; empty after a clean stop. */
