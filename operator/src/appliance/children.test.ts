@@ -1,6 +1,4 @@
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import type { KubeObject } from "../runtime/kube-client.js";
 import {
   type ApplianceContext,
@@ -9,49 +7,11 @@ import {
   buildOllama,
   buildOpenSearch,
   keepLiveStorage,
-  type OperatorImages,
 } from "./children.js";
-import {
-  gpuInventory,
-  loadHardwareProfiles,
-  type NodeLike,
-  quantityToMiB,
-  selectProfile,
-} from "./hardware-profiles.js";
+import { gpuInventory, type NodeLike, quantityToMiB, selectProfile } from "./hardware-profiles.js";
+import { applianceContext, images, profiles } from "./testing/context.js";
 
-const profiles = loadHardwareProfiles(join(import.meta.dirname, "../../../hardware-profiles"));
-const images: OperatorImages = {
-  opensearch: "opensearchproject/opensearch:2.19.1",
-  ollama: "ollama/ollama:0.24.0",
-  cortex: "remram/cortex:0.1.0",
-  gateway: "remram/openclaw-gateway:2026.9.6",
-  hooks: "remram/hooks:0.1.0",
-  devicePlugin: "nvidia/k8s-device-plugin:v0.17.0",
-};
-
-function context(specInput: unknown, overrides: Partial<ApplianceContext> = {}): ApplianceContext {
-  const profile = profiles.get("moltbox-baseline");
-  if (profile === undefined) throw new Error("baseline profile missing");
-  return {
-    name: "box",
-    namespace: "home",
-    owner: {
-      apiVersion: "remram.io/v1alpha1",
-      kind: "RemramAppliance",
-      name: "box",
-      uid: "u-1",
-      controller: true,
-    },
-    spec: remramApplianceSpec.parse(specInput),
-    profile,
-    useGpu: true,
-    images,
-    secrets: { cortexToken: "cortex-secret", gatewayToken: "gateway-secret" },
-    metricsNamespaces: ["monitoring"],
-    operatorNamespace: "remram-system",
-    ...overrides,
-  };
-}
+const context = applianceContext;
 
 type Pod = {
   runtimeClassName?: string;

@@ -1,42 +1,12 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import type { KubeObject } from "../runtime/kube-client.js";
-import { type ApplianceContext, buildCortex, buildGateway } from "./children.js";
-import { loadHardwareProfiles } from "./hardware-profiles.js";
+import { buildCortex, buildGateway } from "./children.js";
 import { gatewayCortexTokenFile, gatewayWorkspaceDir } from "./openclaw-config.js";
+import { applianceContext } from "./testing/context.js";
 
-const profiles = loadHardwareProfiles(join(import.meta.dirname, "../../../hardware-profiles"));
-
-function context(): ApplianceContext {
-  const profile = profiles.get("moltbox-baseline");
-  if (profile === undefined) throw new Error("baseline profile missing");
-  return {
-    name: "box",
-    namespace: "home",
-    owner: {
-      apiVersion: "remram.io/v1alpha1",
-      kind: "RemramAppliance",
-      name: "box",
-      uid: "u-1",
-      controller: true,
-    },
-    spec: remramApplianceSpec.parse({}),
-    profile,
-    useGpu: false,
-    images: {
-      opensearch: "opensearch",
-      ollama: "ollama",
-      cortex: "cortex",
-      gateway: "gateway",
-      hooks: "hooks",
-      devicePlugin: "device-plugin",
-    },
-    secrets: { cortexToken: "cortex-secret", gatewayToken: "gateway-secret" },
-    metricsNamespaces: [],
-    operatorNamespace: "remram-system",
-  };
-}
+// CPU only, no metrics namespaces: the pods as a plain box gets them.
+const context = () => applianceContext({}, { useGpu: false, metricsNamespaces: [] });
 
 interface Mount {
   name: string;
