@@ -10,8 +10,7 @@ import { runDir } from "../../test/harness/src/paths.js";
 import { chatCompletionRequests, promptText } from "../../test/harness/src/services/openai-recorder.js";
 import { callGateway, openClawProviderId, sendMessage } from "../../test/harness/src/services/openclaw.js";
 import { waitFor } from "../../test/harness/src/wait.js";
-import { remramApplianceSpec } from "../src/api/v1alpha1/remram-appliance.js";
-import { buildOpenClawConfig } from "../src/appliance/openclaw-config.js";
+import { gatewayConfigFor } from "../src/appliance/testing/context.js";
 
 // REMRAM_TESTBED=opensearch,ollama: the gateway config the operator generates for a household, on the real
 // OpenClaw gateway with the Remram plugin, the real Cortex and SmolLM2. Members write through OpenClaw's real,
@@ -30,7 +29,7 @@ const bobPhone = { id: 7003, firstName: "Bob" };
 const stranger = { id: 7999, firstName: "Mallory" };
 
 /** The appliance's spec: Alice on two Telegram accounts (phone and tablet), Bob on one. */
-const spec = remramApplianceSpec.parse({
+const spec = {
   household: {
     id: "home",
     members: [
@@ -44,19 +43,10 @@ const spec = remramApplianceSpec.parse({
       { id: "bob", identities: [{ channel: "telegram", peer: String(bobPhone.id) }] },
     ],
   },
-});
+};
 
 /** What the operator seeds into the gateway pod, for this spec. */
-const generated = buildOpenClawConfig({
-  gateway: spec.gateway,
-  models: { routing: "qwen3:8b", reflection: "qwen3:14b", embedding: "all-minilm:l6-v2" },
-  generation: { contextWindow: spec.ollama.contextWindow, maxOutputTokens: spec.ollama.maxOutputTokens },
-  ollamaUrl: "http://box-ollama:11434",
-  cortexUrl: "http://box-cortex.home.svc:8080",
-  tokenBudget: spec.cortex.retrieval.tokenBudget,
-  gatewayToken: "unused",
-  household: spec.household,
-}) as {
+const generated = gatewayConfigFor(spec) as {
   session: Record<string, unknown>;
   tools: Record<string, unknown>;
   plugins: { entries: { "remram-hooks": { config: { principals: Record<string, unknown> } } } };

@@ -5,8 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { binPath, repoRoot } from "../../test/harness/src/paths.js";
-import { remramApplianceSpec } from "../src/api/v1alpha1/remram-appliance.js";
-import { buildOpenClawConfig } from "../src/appliance/openclaw-config.js";
+import { gatewayConfigFor } from "../src/appliance/testing/context.js";
 
 const run = promisify(execFile);
 const home = mkdtempSync(join(tmpdir(), "remram-openclaw-config-"));
@@ -15,17 +14,7 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 /** `openclaw config validate` of the pinned OpenClaw on what the operator would seed into the gateway pod. */
 async function validate(specInput: unknown): Promise<ValidationResult> {
-  const spec = remramApplianceSpec.parse(specInput);
-  const config = buildOpenClawConfig({
-    gateway: spec.gateway,
-    models: { routing: "qwen3:8b", reflection: "qwen3:14b", embedding: "all-minilm:l6-v2" },
-    generation: { contextWindow: spec.ollama.contextWindow, maxOutputTokens: spec.ollama.maxOutputTokens },
-    ollamaUrl: "http://box-ollama:11434",
-    cortexUrl: "http://box-cortex.home.svc:8080",
-    tokenBudget: spec.cortex.retrieval.tokenBudget,
-    gatewayToken: "gateway-token-0123456789abcdef",
-    household: spec.household,
-  });
+  const config = gatewayConfigFor(specInput);
   // In the pod an init container copies the plugin to /opt/remram-hooks; here the repository's folder stands in,
   // so the plugin's configSchema is checked against the config the operator generates.
   const withLocalPaths = {

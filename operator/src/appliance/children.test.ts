@@ -9,7 +9,7 @@ import {
   keepLiveStorage,
 } from "./children.js";
 import { gpuInventory, type NodeLike, quantityToMiB, selectProfile } from "./hardware-profiles.js";
-import { applianceContext, images, profiles } from "./testing/context.js";
+import { applianceContext, gatewayConfigFor, images, profiles } from "./testing/context.js";
 
 const context = applianceContext;
 
@@ -146,12 +146,8 @@ describe("the appliance's children", () => {
   });
 
   it("tell the gateway the chat models' window and reply cap, and keep bootstrap files out of a small window", () => {
-    const gatewayConfig = (spec: Record<string, unknown>) => {
-      const secret = buildApplianceChildren(context(spec)).find(
-        (child) => child.metadata.name === "box-gateway-config",
-      ) as unknown as { data: Record<string, string> };
-      return JSON.parse(Buffer.from(secret.data["openclaw.json"] as string, "base64").toString("utf8"));
-    };
+    // biome-ignore lint/suspicious/noExplicitAny: a JSON document read back for assertions
+    const gatewayConfig = (spec: Record<string, unknown>) => gatewayConfigFor(spec) as any;
     const roomy = gatewayConfig({});
     expect(roomy.models.providers.ollama.models[0]).toMatchObject({
       contextWindow: 16384,

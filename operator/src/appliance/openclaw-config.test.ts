@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
-import { buildOpenClawConfig, gatewayCortexTokenFile, gatewayWorkspaceDir } from "./openclaw-config.js";
+import { gatewayCortexTokenFile, gatewayWorkspaceDir } from "./openclaw-config.js";
+import { gatewayConfigFor } from "./testing/context.js";
 
 const alice = {
   id: "alice",
@@ -12,17 +13,7 @@ const alice = {
 const bob = { id: "bob", identities: [{ channel: "telegram", peer: "987654321" }] };
 
 function configFor(specInput: unknown) {
-  const spec = remramApplianceSpec.parse(specInput);
-  return buildOpenClawConfig({
-    gateway: spec.gateway,
-    models: { routing: "qwen3:8b", reflection: "qwen3:14b", embedding: "all-minilm:l6-v2" },
-    generation: { contextWindow: spec.ollama.contextWindow, maxOutputTokens: spec.ollama.maxOutputTokens },
-    ollamaUrl: "http://box-ollama:11434",
-    cortexUrl: "http://box-cortex.home.svc:8080",
-    tokenBudget: spec.cortex.retrieval.tokenBudget,
-    gatewayToken: "gateway-token",
-    household: spec.household,
-  }) as {
+  return gatewayConfigFor(specInput) as {
     session: Record<string, unknown>;
     tools: Record<string, unknown>;
     agents: { defaults: { workspace: string } };

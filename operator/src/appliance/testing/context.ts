@@ -2,7 +2,7 @@
 // Test support only (excluded from the operator's build, as hooks/src/testing is from the plugin's).
 import { join } from "node:path";
 import { remramApplianceSpec } from "../../api/v1alpha1/remram-appliance.js";
-import type { ApplianceContext, OperatorImages } from "../children.js";
+import { type ApplianceContext, buildGateway, type OperatorImages } from "../children.js";
 import { loadHardwareProfiles } from "../hardware-profiles.js";
 
 export const profiles = loadHardwareProfiles(join(import.meta.dirname, "../../../../hardware-profiles"));
@@ -41,4 +41,14 @@ export function applianceContext(
     operatorNamespace: "remram-system",
     ...overrides,
   };
+}
+
+/** The openclaw.json the operator seeds into the gateway pod of a CPU-only box with this spec (from its Secret). */
+export function gatewayConfigFor(specInput: unknown): Record<string, unknown> {
+  const secret = buildGateway(applianceContext(specInput, { useGpu: false })).find(
+    (child) => child.kind === "Secret",
+  ) as unknown as { data: Record<string, string> } | undefined;
+  const encoded = secret?.data["openclaw.json"];
+  if (encoded === undefined) throw new Error("the gateway's Secret holds no openclaw.json");
+  return JSON.parse(Buffer.from(encoded, "base64").toString("utf8")) as Record<string, unknown>;
 }
