@@ -2,19 +2,14 @@
 // Test support only (excluded from the operator's build, as hooks/src/testing is from the plugin's).
 import { join } from "node:path";
 import { remramApplianceSpec } from "../../api/v1alpha1/remram-appliance.js";
-import { type ApplianceContext, buildGateway, type OperatorImages } from "../children.js";
+import { defaultImages } from "../../config.js";
+import { type ApplianceContext, buildGateway } from "../children.js";
 import { loadHardwareProfiles } from "../hardware-profiles.js";
 
 export const profiles = loadHardwareProfiles(join(import.meta.dirname, "../../../../hardware-profiles"));
 
-export const images: OperatorImages = {
-  opensearch: "opensearchproject/opensearch:2.19.1",
-  ollama: "ollama/ollama:0.24.0",
-  cortex: "remram/cortex:0.1.0",
-  gateway: "remram/openclaw-gateway:2026.9.6",
-  hooks: "remram/hooks:0.1.0",
-  devicePlugin: "nvidia/k8s-device-plugin:v0.17.0",
-};
+/** The images the operator defaults to (the chart overrides them). */
+export const images = defaultImages;
 
 export function applianceContext(
   specInput: unknown,
