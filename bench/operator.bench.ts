@@ -99,8 +99,10 @@ try {
   await createKwokNode(kubernetes.endpoints, { name: "bench-node", cpu: "64", memory: "256Gi" });
   await createNamespace(client, "remram-system");
   const namespaces = Array.from({ length: appliances }, (_, index) => `bench-${index}`);
-  for (const namespace of namespaces) await createNamespace(client, namespace);
-  await createVolumes(client, "bench-volume", appliances * 3);
+  for (const namespace of namespaces) {
+    await createNamespace(client, namespace);
+    await createVolumes(client, `bench-volume-${namespace}`, namespace, "box");
+  }
 
   const probePort = await freePort();
   const operator = spawnService({

@@ -160,19 +160,29 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         "appliance outside the operator's namespaces (REMRAM_WATCH_NAMESPACES); ignored",
       );
   });
-  const schedules = informer<DreamScheduleObject>("dreamschedules", `${group}/dreamschedules`, (object) =>
-    enqueue("dreamschedule", keyOf(object)),
-  );
+  const schedules = informer<DreamScheduleObject>("dreamschedules", `${group}/dreamschedules`, (object) => {
+    if (watched(object.metadata.namespace)) enqueue("dreamschedule", keyOf(object));
+  });
   const policies = informer<DimensionPolicyObject>(
     "dimensionpolicies",
     `${group}/dimensionpolicies`,
-    (object) => enqueue("dimensionpolicy", keyOf(object)),
+    (object) => {
+      if (watched(object.metadata.namespace)) enqueue("dimensionpolicy", keyOf(object));
+    },
   );
   const proposals = informer<ArtifactProposalObject>(
     "artifactproposals",
     `${group}/artifactproposals`,
-    (object) => enqueue("artifactproposal", keyOf(object)),
+    (object) => {
+      if (watched(object.metadata.namespace)) enqueue("artifactproposal", keyOf(object));
+    },
   );
+  // Cluster-wide events concern every appliance this operator owns, never those outside its namespaces (another
+  // operator's, which it may not even read Secrets for).
+  const enqueueEveryAppliance = () => {
+    for (const appliance of appliances.list())
+      if (watched(appliance.metadata.namespace)) enqueue("appliance", keyOf(appliance));
+  };
   // Nodes change GPU availability and the auto profile of every appliance, but heartbeats (status updates every
   // few seconds per node) must not wake every appliance: only a changed GPU fingerprint does.
   const nodeFingerprints = new Map<string, string>();
@@ -181,15 +191,13 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     if (nodeFingerprints.get(node.metadata.name) === fingerprint) return;
     if (event === "delete") nodeFingerprints.delete(node.metadata.name);
     else nodeFingerprints.set(node.metadata.name, fingerprint);
-    for (const appliance of appliances.list()) enqueue("appliance", keyOf(appliance));
+    enqueueEveryAppliance();
   });
   // Which RuntimeClass exists decides GPU or CPU (gpu.ts); they are few and rarely change, so any event wakes all.
   const runtimeClasses = informer<KubeObject & RuntimeClassLike>(
     "runtimeclasses",
     "/apis/node.k8s.io/v1/runtimeclasses",
-    () => {
-      for (const appliance of appliances.list()) enqueue("appliance", keyOf(appliance));
-    },
+    enqueueEveryAppliance,
   );
   // Owned children map back to their appliance through the controller ownerReference.
   const toOwner = (object: KubeObject) =>

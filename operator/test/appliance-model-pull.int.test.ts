@@ -76,7 +76,7 @@ describe("an appliance pulling its models", () => {
     ]);
     await installCrds(client);
     await createNamespace(client, namespace);
-    await createVolumes(client, `pv-pull-${suffix}`, 3);
+    await createVolumes(client, `pv-pull-${suffix}`, namespace, "box");
     await createKwokNode(kubernetes, { name: node, cpu: "32", memory: "128Gi" });
     const request = await new Watch(kubeConfig).watch(
       appliances,

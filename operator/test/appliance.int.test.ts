@@ -82,16 +82,21 @@ async function untilCondition(
   type: string,
   status: string,
   reason?: string,
-  timeoutMs = 120_000,
+  timeoutMs = 100_000,
   path = appliancePath,
 ): Promise<Appliance> {
   return waitFor(
     async () => {
       const current = await appliance(path);
       const condition = getStatusCondition(current, type);
-      return condition?.status === status && (reason === undefined || condition.reason === reason)
-        ? current
-        : undefined;
+      if (condition?.status === status && (reason === undefined || condition.reason === reason))
+        return current;
+      // Thrown, so a timeout names the conditions as they last were.
+      throw new Error(
+        (current?.status?.conditions ?? [])
+          .map((c) => `${c.type}=${c.status} ${c.reason}${c.message ? `: ${c.message}` : ""}`)
+          .join("; "),
+      );
     },
     { what: `appliance ${type}=${status}${reason ? ` (${reason})` : ""}`, timeoutMs, intervalMs: 500 },
   );
@@ -103,7 +108,7 @@ beforeAll(async () => {
     throw new Error("a RuntimeClass nvidia exists before this suite, which needs to create it itself");
   await installCrds(client);
   await createNamespace(client, namespace);
-  await createVolumes(client, `pv-${suffix}`, 3);
+  await createVolumes(client, `pv-${suffix}`, namespace, "box");
   // No GPU anywhere yet: the first pass must take the CPU fallback.
   await createKwokNode(kubernetes, { name: cpuNode, cpu: "32", memory: "128Gi" });
   operator = await startOperator(operatorOptions());
@@ -246,6 +251,16 @@ describe("a second operator replica", () => {
 
 describe("the same appliance once a GPU node joins", () => {
   it("stays on the CPU while no RuntimeClass nvidia exists, says why, and creates none", async () => {
+    // An appliance outside the operator's namespaces (another operator's): the node event below wakes only its own.
+    const elsewhere = `elsewhere-${suffix}`;
+    await createNamespace(client, elsewhere);
+    const strangerPath = `/apis/remram.io/v1alpha1/namespaces/${elsewhere}/remramappliances/stranger`;
+    await client.create(`/apis/remram.io/v1alpha1/namespaces/${elsewhere}/remramappliances`, {
+      apiVersion: "remram.io/v1alpha1",
+      kind: "RemramAppliance",
+      metadata: { name: "stranger", namespace: elsewhere },
+      spec: {},
+    });
     await createKwokNode(kubernetes, {
       name: gpuNode,
       cpu: "16",
@@ -268,6 +283,11 @@ describe("the same appliance once a GPU node joins", () => {
       deployment?.spec.template.spec.containers[0]?.resources?.limits?.["nvidia.com/gpu"],
     ).toBeUndefined();
     expect(await client.get<KubeObject>(runtimeClassPath)).toBeUndefined();
+    expect((await appliance(strangerPath))?.status).toBeUndefined();
+    expect(
+      await client.get<KubeObject>(`/apis/apps/v1/namespaces/${elsewhere}/deployments/stranger-ollama`),
+    ).toBeUndefined();
+    await client.delete(`/api/v1/namespaces/${elsewhere}`);
   });
 
   it("moves Ollama onto the GPU under k3s's RuntimeClass once it exists, and leaves that object alone", async () => {

@@ -60,7 +60,7 @@ async function childNames(kind: keyof typeof listPaths): Promise<string[]> {
 beforeAll(async () => {
   await installCrds(client);
   await createNamespace(client, namespace);
-  await createVolumes(client, `pv-chaos-${suffix}`, 3);
+  await createVolumes(client, `pv-chaos-${suffix}`, namespace, "box");
   await createKwokNode(kubernetes, { name: node, cpu: "32", memory: "128Gi" });
   await client.create(`/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances`, {
     apiVersion: "remram.io/v1alpha1",

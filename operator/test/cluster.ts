@@ -9,6 +9,7 @@ import { loadAll } from "js-yaml";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { generatedFiles } from "../src/api/generated-files.js";
+import { childName } from "../src/appliance/children.js";
 import { KubeClient, type KubeObject } from "../src/runtime/kube-client.js";
 
 export function adminClient(): { client: KubeClient; kubeConfig: KubeConfig } {
@@ -75,18 +76,30 @@ export async function createNamespace(
 }
 
 /**
- * Static volumes the claims of one appliance bind to on kwok nodes (pods there are fake, so nothing could provision).
- * They carry the default StorageClass's name when there is one (the real node's `local-path`, default as on k3s):
- * claims get that class on admission, and with WaitForFirstConsumer the scheduler binds them to these volumes.
+ * Static volumes for the three claims of appliance `appliance` in `namespace` on kwok nodes (pods there are fake, so
+ * nothing could provision). Each is reserved for its claim (claimRef): an unreserved volume would bind any pending
+ * claim of the same class, such as one of an earlier suite's appliance whose namespace is still being deleted, and
+ * be Released when that claim goes. They carry the default StorageClass's name when there is one (the real node's
+ * `local-path`, default as on k3s), which claims get on admission.
  */
-export async function createVolumes(client: KubeClient, prefix: string, count: number): Promise<void> {
+export async function createVolumes(
+  client: KubeClient,
+  prefix: string,
+  namespace: string,
+  appliance: string,
+): Promise<void> {
   const classes = await client.get<{
     items: { metadata: { name: string; annotations?: Record<string, string> } }[];
   }>("/apis/storage.k8s.io/v1/storageclasses");
   const defaultClass = classes?.items.find(
     (item) => item.metadata.annotations?.["storageclass.kubernetes.io/is-default-class"] === "true",
   )?.metadata.name;
-  for (let index = 0; index < count; index++) {
+  const claims = [
+    childName(appliance, "ollama-models"),
+    childName(appliance, "workspace"),
+    `data-${childName(appliance, "opensearch")}-0`,
+  ];
+  for (const [index, claim] of claims.entries()) {
     await client.create("/api/v1/persistentvolumes", {
       apiVersion: "v1",
       kind: "PersistentVolume",
@@ -96,6 +109,7 @@ export async function createVolumes(client: KubeClient, prefix: string, count: n
         accessModes: ["ReadWriteOnce"],
         persistentVolumeReclaimPolicy: "Retain",
         ...(defaultClass ? { storageClassName: defaultClass } : {}),
+        claimRef: { namespace, name: claim },
         hostPath: { path: `/tmp/${prefix}-${index}` },
       },
     });
