@@ -6,7 +6,6 @@
 #   config    $REMRAM_CACHE/containers/{containers,storage,registries}.conf, read through CONTAINERS_CONF,
 #             CONTAINERS_STORAGE_CONF and CONTAINERS_REGISTRIES_CONF: nothing is written to /etc/containers
 #   bases     localhost/remram-base:bookworm        mmdebstrap minbase, merged /usr, this machine's apt sources
-#             localhost/remram-cc:bookworm          mmdebstrap extract: glibc + libstdc++ only (no shell, no apt)
 #             localhost/remram-jre:17               hack/images/jre/Dockerfile (Debian's openjdk-17-jre-headless)
 #             localhost/remram-node:$NODE_VERSION   hack/images/node/Dockerfile (the cache's node and npm)
 #             localhost/remram-busybox:<version>    hack/images/busybox/Dockerfile (Debian's busybox-static)
@@ -215,7 +214,8 @@ smoke_cortex() { smoke "$1" --entrypoint node "$1" --input-type=module -e "$chec
 smoke_hooks() { smoke "$1" "$1" sh -c 'test -s /plugin/dist/index.js && echo "plugin present, uid $(id -u)"'; }
 smoke_openclaw_gateway() { smoke "$1" "$1" --version; }
 smoke_opensearch() { smoke "$1" --entrypoint /usr/share/opensearch/bin/opensearch "$1" --version; }
-smoke_ollama() { smoke "$1" "$1" --version; }
+# The pod's repair step needs the image's shell and find.
+smoke_ollama() { smoke "$1" "$1" --version && smoke "$1" --entrypoint sh "$1" -c 'command -v find >/dev/null && echo "sh and find present"'; }
 
 # The machine's own apt sources (deb822 .sources and one-line .list files), as mmdebstrap takes them.
 apt_sources() {
@@ -291,16 +291,6 @@ export TMPDIR="$containers_dir/tmp"
 base=localhost/remram-base:bookworm
 debian_base base "$base" --variant=minbase --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr -- \
   'CMD ["/bin/bash"]' "ENV PATH=$system_path" 'LABEL org.opencontainers.image.description="Debian bookworm minbase (mmdebstrap), the test bed base"'
-# glibc and libstdc++ only, unpacked without maintainer scripts: enough for a C/C++ binary, and no shell. The extract
-# variant runs extract hooks only (customize hooks are silently skipped), so the users are written there.
-cc=localhost/remram-cc:bookworm
-debian_base cc "$cc" --variant=extract --include=libc6,libgcc-s1,libstdc++6 \
-  --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
-  --extract-hook='printf "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n" >"$1/etc/passwd"' \
-  --extract-hook='printf "root:x:0:\nnonroot:x:65532:\nnobody:x:65534:\n" >"$1/etc/group"' \
-  --extract-hook='mkdir -p -m 1777 "$1/tmp" && mkdir -p -m 0700 "$1/root"' \
-  -- "ENV PATH=$system_path" 'LABEL org.opencontainers.image.description="glibc + libstdc++ from Debian bookworm (mmdebstrap extract), no shell"'
-
 jre=localhost/remram-jre:17
 build_image jre "$jre" "$HACK_DIR/images/jre/Dockerfile" "$(new_context jre)" "$base"
 
@@ -369,7 +359,7 @@ ollama="localhost/remram/ollama:$OLLAMA_VERSION"
 context="$(new_context ollama)"
 add_to_context "$context" "$ollama_bin"
 mkdir -p "$context/home"
-build_image ollama "$ollama" "$HACK_DIR/ollama/Dockerfile" "$context" "$cc" --build-arg "VERSION=$OLLAMA_VERSION"
+build_image ollama "$ollama" "$HACK_DIR/ollama/Dockerfile" "$context" "$base" --build-arg "VERSION=$OLLAMA_VERSION"
 refs+=("ollama=$ollama")
 
 # ---- Archives for the real node (`ctr images import`), only for images whose ID changed.

@@ -1,11 +1,14 @@
 // REMRAM_TESTBED=ollama,registry: the operator's ModelPuller pulls the test bed's models from a registry into a real
 // Ollama (the test bed's build over a models directory of its own, so every byte really travels), streams the
 // progress, and resumes: after the operator "restarts" (its puller stopped and a new one made) the pull continues
-// from the bytes Ollama kept; after Ollama itself restarts the failure is reported and the next ensure finishes it.
+// from the bytes Ollama kept; after Ollama itself restarts (with the pod's repair step between) the failure is
+// reported and the next ensure finishes it.
 // The registry instance here paces its blob downloads so a pull can be caught part-way.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import type { ManagedProcess } from "../../test/harness/src/process.js";
@@ -13,8 +16,10 @@ import { startModelRegistry } from "../../test/harness/src/services/model-regist
 import { startPrivateOllama } from "../../test/harness/src/services/ollama.js";
 import type { ModelRegistryEndpoints, Started } from "../../test/harness/src/services/types.js";
 import { ModelPuller, type ModelReport, modelRegistryHost } from "../src/appliance/model-puller.js";
+import { repairInterruptedDownloadsScript } from "../src/appliance/ollama-downloads.js";
 import type { PullProgress } from "../src/appliance/pull-progress.js";
 
+const run = promisify(execFile);
 const ollama = testbedEndpoints("ollama");
 /** 8 MB/s: the 46 MB embedder takes about 6 s, the 98 MB chat model about 12 s. */
 const bytesPerSecond = 8_000_000;
@@ -174,12 +179,11 @@ describe("ModelPuller against a real Ollama and a registry", () => {
     );
   });
 
-  // Skipped: a real defect, not a flaky test. About one run in three, SIGTERM lands while Ollama 0.24 rewrites a
-  // part's record (truncate, then write) and leaves it empty; the restarted Ollama then fails every pull of that
-  // model with "EOF" until the record is removed (it deletes partial blobs only after an hour). The fix is an Ollama
-  // pod step removing empty `-partial-N` records before `ollama serve`, with this case run against it; see the
-  // issue 13 note. Until then this case would only make CI fail at random.
-  it.skip("reports a pull that Ollama's restart broke, and finishes it on a later ensure", async () => {
+  // About one SIGTERM in three lands while Ollama 0.24 rewrites a part's record (truncate, then write) and leaves it
+  // empty; an Ollama started over that directory fails every pull of the model with "EOF". The pod runs the repair
+  // step before `ollama serve` (ollama-downloads.ts); here it runs between the two servers the same way, over a
+  // record emptied by hand when the stop did not empty it, so both outcomes of the race are the case every run.
+  it("reports a pull that Ollama's restart broke, and finishes it on a later ensure after the pod's repair step", async () => {
     const model = registry.endpoints.chatModel;
     const port = Number(new URL(target.url).port);
     const puller = new ModelPuller({ progressIntervalMs: 250 });
@@ -191,9 +195,10 @@ describe("ModelPuller against a real Ollama and a registry", () => {
       (figure) => (figure?.completedBytes ?? 0) >= partWay,
     );
     const stoppedAt = before.figures.at(-1);
-    let keptAfterStop: number;
+    let emptiedByStop: boolean;
+    let keptAfterRepair: number;
     try {
-      // The pod restarts: SIGTERM, then a new server over the same models directory and address.
+      // The pod restarts: SIGTERM, then the repair step and a new server over the same models directory and address.
       await target.server.stop();
       const down = await puller.ensure(target.url, [model], { insecureRegistries });
       expect(down.pullError).toMatch(/^Ollama unreachable/);
@@ -201,7 +206,17 @@ describe("ModelPuller against a real Ollama and a registry", () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(puller.isPulling(target.url, model)).toBe(false);
-      keptAfterStop = await keptBytes(modelsDir);
+      const blobs = join(modelsDir, "blobs");
+      const records = readdirSync(blobs).filter((entry) => /-partial-\d+$/.test(entry));
+      expect(records.length).toBeGreaterThan(0);
+      emptiedByStop = records.some((record) => statSync(join(blobs, record)).size === 0);
+      if (!emptiedByStop) truncateSync(join(blobs, records[0] ?? ""), 0);
+      const repair = await run("sh", ["-c", repairInterruptedDownloadsScript], {
+        env: { ...process.env, OLLAMA_MODELS: modelsDir },
+      });
+      expect(repair.stdout).toContain("removing the interrupted download of sha256-");
+      expect(readdirSync(blobs).filter((entry) => entry.includes("-partial"))).toEqual([]);
+      keptAfterRepair = await keptBytes(modelsDir);
     } finally {
       target = await startPrivateOllama(modelsDir, port);
     }
@@ -221,15 +236,24 @@ describe("ModelPuller against a real Ollama and a registry", () => {
     expect(puller.isPulling(target.url, model)).toBe(true);
     const after = await watch(puller, target.url, model, insecureRegistries, () => false);
     expect(await listed(target.url)).toContain(model);
-    // Once the retry got past the manifest the failure was no longer reported.
+    // Once the retry got past the manifest the failure was no longer reported, and no EOF was ever met.
     expect(after.report.pullErrors).toBeUndefined();
+    expect(after.errors.filter((error) => error.includes("EOF"))).toEqual([]);
     const retried = [...figures, ...after.figures];
     expect(retried[0]?.status).toBe("pulling manifest");
-    // Ollama resumes from its record if it wrote one before exiting (a race on SIGTERM), else from 0.
+    // The repaired blob downloads afresh.
     const resumed = firstWithBytes(retried);
-    expect(resumed?.completedBytes).toBeGreaterThanOrEqual(keptAfterStop);
+    expect(resumed?.completedBytes).toBeGreaterThanOrEqual(keptAfterRepair);
     console.info(
-      JSON.stringify({ case: "ollama restart", model, stoppedAt, keptAfterStop, failure, resumed }),
+      JSON.stringify({
+        case: "ollama restart",
+        model,
+        stoppedAt,
+        emptiedByStop,
+        keptAfterRepair,
+        failure,
+        resumed,
+      }),
     );
   });
 

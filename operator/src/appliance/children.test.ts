@@ -9,6 +9,7 @@ import {
   keepLiveStorage,
 } from "./children.js";
 import { gpuInventory, type NodeLike, quantityToMiB, selectProfile } from "./hardware-profiles.js";
+import { repairInterruptedDownloadsScript } from "./ollama-downloads.js";
 import { applianceContext, gatewayConfigFor, images, profiles } from "./testing/context.js";
 
 const context = applianceContext;
@@ -77,6 +78,22 @@ describe("the appliance's children", () => {
     expect(pod.runtimeClassName).toBe("nvidia");
     expect(pod.containers[0]?.resources?.limits?.["nvidia.com/gpu"]).toBe("1");
     expect(pod.tolerations).toEqual([{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]);
+  });
+
+  it("repair Ollama's interrupted downloads before it serves, with its own image over its models volume", () => {
+    const pod = podOf(
+      buildOllama(context({ ollama: { image: "ollama/ollama:0.24.0" } })).find(
+        (child) => child.kind === "Deployment",
+      ),
+    );
+    const [repair] = pod.initContainers ?? [];
+    expect(repair).toMatchObject({
+      name: "repair-downloads",
+      image: "ollama/ollama:0.24.0",
+      command: ["sh", "-c", repairInterruptedDownloadsScript],
+      env: [{ name: "OLLAMA_MODELS", value: "/models" }],
+      volumeMounts: [{ name: "models", mountPath: "/models" }],
+    });
   });
 
   it("leave the GPU out entirely on the CPU fallback", () => {
@@ -166,6 +183,12 @@ describe("the appliance's children", () => {
     });
     expect(small.agents.defaults).toMatchObject({ skipBootstrap: true, contextInjection: "never" });
     expect(small.tools.allow).toEqual(["read"]);
+    // Reflection gets room for a whole delta whatever the reply cap; a larger reply cap holds for it too.
+    expect(small.models.providers["ollama-reflect"].models[0]).toMatchObject({
+      maxTokens: 1024,
+      params: { num_ctx: 8192, num_predict: 1024 },
+    });
+    expect(roomy.models.providers["ollama-reflect"].models[0].maxTokens).toBe(2048);
   });
 
   it("serve the hooks plugin's metrics on the gateway's metrics port, reachable only from the metrics namespaces", () => {

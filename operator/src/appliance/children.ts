@@ -9,6 +9,7 @@ import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import type { KubeObject, OwnerReference } from "../runtime/kube-client.js";
 import { runtimeClassNameOf } from "./gpu.js";
 import { type HardwareProfile, quantityToMiB } from "./hardware-profiles.js";
+import { repairDownloadsContainer } from "./ollama-downloads.js";
 import {
   buildOpenClawConfig,
   gatewayArtifactsDir,
@@ -242,6 +243,7 @@ export function buildOllama(ctx: ApplianceContext): KubeObject[] {
   const profile = ctx.profile.ollama;
   const storage = ctx.spec.ollama.storage ?? { size: profile.storage };
   const resources = resourcesOf(profile.resources);
+  const ollamaImage = ctx.spec.ollama.image ?? ctx.images.ollama;
   const gpuPod = ctx.useGpu
     ? {
         runtimeClassName: runtimeClassNameOf(ctx.spec),
@@ -263,10 +265,11 @@ export function buildOllama(ctx: ApplianceContext): KubeObject[] {
           automountServiceAccountToken: false,
           securityContext: restrictedPodSecurity(1000),
           ...gpuPod,
+          initContainers: [repairDownloadsContainer(ollamaImage, "/models", restrictedContainerSecurity())],
           containers: [
             {
               name: "ollama",
-              image: ctx.spec.ollama.image ?? ctx.images.ollama,
+              image: ollamaImage,
               env: [
                 { name: "OLLAMA_HOST", value: `0.0.0.0:${ports.ollama}` },
                 { name: "OLLAMA_MODELS", value: "/models" },
@@ -448,12 +451,20 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
 
 // --- OpenClaw gateway -----------------------------------------------------------------------------------------
 
-/** Copies the plugin from the hooks image into the gateway pod's "hooks" emptyDir, at mode 0755 (see hooksPluginDir). */
+/**
+ * Copies the plugin from the hooks image into the gateway pod's "hooks" emptyDir, at mode 0755 (see hooksPluginDir).
+ * Runs again over the last copy when the pod restarts in place (the emptyDir outlives a node's kubelet and
+ * containerd restart), so it starts from an empty folder: `mkdir` alone failed there and the gateway never came back.
+ */
 export function hooksPluginInitContainer(image: string) {
   return {
     name: "hooks-plugin",
     image,
-    command: ["sh", "-c", `mkdir -m 0755 ${hooksPluginDir} && cp -R /plugin/. ${hooksPluginDir}/`],
+    command: [
+      "sh",
+      "-c",
+      `rm -rf ${hooksPluginDir} && mkdir -m 0755 ${hooksPluginDir} && cp -R /plugin/. ${hooksPluginDir}/`,
+    ],
     securityContext: restrictedContainerSecurity(),
     volumeMounts: [{ name: "hooks", mountPath: hooksVolumeDir }],
   };

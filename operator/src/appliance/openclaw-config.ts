@@ -32,6 +32,12 @@ export const gatewayCortexTokenFile = "/var/run/secrets/remram/cortex/token";
 /** Below this window the workspace's bootstrap files (AGENTS.md, SOUL.md, ...) would crowd out the conversation. */
 export const bootstrapContextMinimum = 16384;
 /**
+ * The least a reflection run may generate, whatever the chat reply cap: a delta cut off by the token limit is not
+ * JSON and is dropped (a 256-token cap on the test bed cut about one SmolLM2 delta in three). Half the smallest
+ * window the spec admits (2048), so the turn being reflected on still fits.
+ */
+export const reflectionOutputTokensMinimum = 1024;
+/**
  * What the agent's tools may do in the gateway pod. The hooks plugin runs in the gateway's process and reads the
  * Cortex token from a file; a tool running as the same user could read it as well, so:
  * - file tools (read, write, edit, apply_patch) and local media paths stay inside the workspace;
@@ -93,14 +99,15 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
   const agents = input.gateway.agents ?? [{ id: "main" }];
   const { contextWindow, maxOutputTokens } = input.generation;
   const smallContext = contextWindow < bootstrapContextMinimum;
-  const chatModel = (model: string, params: Record<string, unknown> = {}) => ({
+  const reflectionOutputTokens = Math.max(maxOutputTokens, reflectionOutputTokensMinimum);
+  const chatModel = (model: string, outputTokens: number, params: Record<string, unknown> = {}) => ({
     id: model,
     name: model,
     input: ["text"],
     contextWindow,
-    maxTokens: maxOutputTokens,
+    maxTokens: outputTokens,
     // Without a window OpenClaw assumes 128k and sends prompts Ollama's num_ctx cannot hold.
-    params: { num_ctx: contextWindow, num_predict: maxOutputTokens, ...params },
+    params: { num_ctx: contextWindow, num_predict: outputTokens, ...params },
   });
   const ollamaProvider = (models: ReturnType<typeof chatModel>[]) => ({
     baseUrl: input.ollamaUrl,
@@ -132,12 +139,12 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
               input.models.routing,
               ...agents.flatMap((agent) => (agent.model ? [agent.model] : [])),
             ]),
-          ].map((model) => chatModel(model)),
+          ].map((model) => chatModel(model, maxOutputTokens)),
         ),
         // The reflection model under a provider of its own, so the delta's schema binds reflection runs only and
         // never the conversation, even when both roles name the same model.
         [reflectionProviderId]: ollamaProvider([
-          chatModel(input.models.reflection, { format: reflectionDeltaJsonSchema }),
+          chatModel(input.models.reflection, reflectionOutputTokens, { format: reflectionDeltaJsonSchema }),
         ]),
       },
     },

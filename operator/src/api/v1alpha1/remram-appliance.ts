@@ -64,7 +64,11 @@ const openSearchSpec = withCel(
 const ollamaSpec = withCel(
   z
     .object({
-      image: imageRef.optional().describe("Ollama image."),
+      image: imageRef
+        .optional()
+        .describe(
+          "Ollama image. Needs a POSIX shell and find (ollama/ollama has both): a step before `ollama serve` repairs downloads a stop interrupted.",
+        ),
       gpu: z
         .enum(["auto", "required", "disabled"])
         .default("auto")
@@ -97,7 +101,9 @@ const ollamaSpec = withCel(
         .min(16)
         .max(32768)
         .default(2048)
-        .describe("Most tokens a chat model may generate in one reply (Ollama's num_predict)."),
+        .describe(
+          "Most tokens a chat model may generate in one reply (Ollama's num_predict). Reflection runs get at least 1024, so a whole delta fits.",
+        ),
       insecureRegistries: z
         .array(
           z
