@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { adminClient, installCrds } from "./cluster.js";
 import {
-  chart,
   conditions,
   helm,
   imageParts,
@@ -25,12 +24,13 @@ import {
   operatorPods,
   release,
   uids,
-  valuesFile,
+  upgradeOperator,
   writeMeasured,
 } from "./real-appliance.js";
 import { describeConversation, knownStatement, recall } from "./real-appliance-conversation.js";
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
 import { describeFaults } from "./real-appliance-faults.js";
+import { describeRestarts } from "./real-appliance-restarts.js";
 
 const run = promisify(execFile);
 
@@ -130,16 +130,7 @@ describe("the appliance through `helm upgrade`", () => {
       images.operator,
       upgraded,
     ]);
-    await helm(
-      "upgrade",
-      release,
-      chart,
-      "-f",
-      valuesFile,
-      "--set",
-      `image.tag=${imageParts(upgraded).tag}`,
-      "--wait",
-    );
+    await upgradeOperator(imageParts(upgraded).tag);
     const running = await operatorPods("{.items[*].spec.containers[0].image}");
     expect(running).toBe(upgraded);
     // The new operator takes the Lease and re-reconciles an unchanged appliance: Ready stays, nothing is replaced.
@@ -166,6 +157,7 @@ describe("the appliance through `helm upgrade`", () => {
 });
 
 describeFaults();
+describeRestarts();
 
 describe("the appliance after `helm uninstall`", () => {
   it("keeps the CRDs, the appliance and its volumes", async () => {

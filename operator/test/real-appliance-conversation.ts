@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { metricValue } from "../../hooks/src/testing/gateway-fixture.js";
 import { replyText } from "../../test/harness/src/services/openclaw.js";
 import { waitFor } from "../../test/harness/src/wait.js";
-import { cortexApi, gatewayAccess, hooksMetrics, measured } from "./real-appliance.js";
+import { cortexApi, gatewayAccess, hooksMetrics, kubectl, measured, namespace } from "./real-appliance.js";
 
 /** The gateway's session key for an HTTP client naming `user` is `openai-user:<user>`; the plugin's user id too. */
 export const person = { user: "alice", userId: "openai-user:alice" };
@@ -55,12 +55,22 @@ export function describeConversation(): void {
         const text = await waitFor(
           async () => {
             const metrics = await hooksMetrics();
-            return metricValue(metrics, "remram_hooks_reflections_total", 'outcome="stored"') > 0
-              ? metrics
-              : undefined;
+            if (metricValue(metrics, "remram_hooks_reflections_total", 'outcome="stored"') > 0)
+              return metrics;
+            // Thrown, so a timeout names how far the reflection got.
+            throw new Error(
+              metrics
+                .split("\n")
+                .filter((line) => /^remram_hooks_(reflections|reflect|queue)/.test(line))
+                .join("; "),
+            );
           },
           { what: "the turn's reflection stored in Cortex", timeoutMs: 300_000, intervalMs: 5_000 },
-        );
+        ).catch(async (error: unknown) => {
+          const log = await kubectl(["-n", namespace, "logs", "deployment/moltbox-gateway", "-c", "gateway"]);
+          const lines = log.split("\n").filter((line) => /reflect/i.test(line));
+          throw new Error(`${String(error)}\ngateway log, reflection lines:\n${lines.slice(-20).join("\n")}`);
+        });
         // The retrieval reached Cortex (NetworkPolicy, Service, token) and did not fail.
         expect(metricValue(text, "remram_hooks_retrieve_duration_seconds_count")).toBeGreaterThanOrEqual(1);
         expect(metricValue(text, "remram_hooks_retrieve_errors_total")).toBe(0);

@@ -4,7 +4,7 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import {
   gatewayServiceAccess,
@@ -171,12 +171,17 @@ export function kubectlAs(kubeconfig: string, args: readonly string[], extraPath
   });
 }
 
+/** `helm upgrade` of the release to another tag of the operator image, with the values it was installed with. */
+export const upgradeOperator = (tag: string, ...flags: string[]) =>
+  helm("upgrade", release, chart, "-f", valuesFile, "--set", `image.tag=${tag}`, "--wait", ...flags);
+
 /** Numbers the suite measures (Ready, first reply, RSS, recoveries), written to the run folder as JSON. */
 export const measured: Record<string, unknown> = {};
 
+/** Into the run folder, or where `make bench` asks (REMRAM_APPLIANCE_MEASURED, bench/appliance.bench.ts). */
 export function writeMeasured(): string {
-  const file = join(runDir, "results", "appliance-real-node.json");
-  mkdirSync(join(runDir, "results"), { recursive: true });
+  const file = process.env.REMRAM_APPLIANCE_MEASURED ?? join(runDir, "results", "appliance-real-node.json");
+  mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(measured, null, 2)}\n`);
   return file;
 }

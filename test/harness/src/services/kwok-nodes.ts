@@ -33,7 +33,7 @@ export interface NodeObject {
   status?: {
     capacity?: Record<string, string>;
     allocatable?: Record<string, string>;
-    conditions?: { type: string; status: string }[];
+    conditions?: { type: string; status: string; lastHeartbeatTime?: string }[];
   };
 }
 

@@ -49,7 +49,7 @@ export interface NodeLayout {
   kubeletClientCa: string;
 }
 
-export const nodePaths = (layout: NodeLayout) => ({
+export const nodePaths = (layout: Pick<NodeLayout, "dir">) => ({
   containerdConfig: join(layout.dir, "containerd", "config.toml"),
   containerdRoot: join(layout.dir, "containerd", "root"),
   containerdState: join(layout.dir, "containerd", "state"),
@@ -172,7 +172,7 @@ export function renderKubeletConfig(layout: NodeLayout): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
-export function kubeletArgs(layout: NodeLayout): string[] {
+export function kubeletArgs(layout: Pick<NodeLayout, "dir">): string[] {
   const paths = nodePaths(layout);
   return [
     `--config=${paths.kubeletConfig}`,

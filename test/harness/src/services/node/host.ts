@@ -76,21 +76,42 @@ const nodeCgroupDirs = (): string[] => cgroupSubtrees(nodeCgroups);
 /** Mount points under the node's directory and the hard-coded paths, deepest first. */
 const nodeMounts = (nodeDir: string): string[] => mountsUnder([nodeDir, ...hardCodedPaths]);
 
+/** The node's processes whose command name passes `test`, found in its namespace whoever started them. */
+async function namedInNode(test: (name: string) => boolean): Promise<number[]> {
+  return (await namespacePids(nodeNetwork.namespace)).filter((pid) => test(processName(pid) ?? ""));
+}
+
 /**
- * Remove the node from the host, in an order that leaves nothing busy: the kubelet (so it restarts nothing), the
- * pods' processes, then every other process in the namespace (containerd and its shims, kube-proxy, kube-router),
- * mounts, the namespace itself, cgroups, the hard-coded paths, the node's state directory and the kernel settings.
- * Safe to call when nothing is there.
+ * Stop the kubelet first (left running while the pods' processes are stopped, it starts their containers again),
+ * then the pods' processes. By name, not by a PID its starter kept: `make infra-down` runs in another process, and
+ * a test may have restarted the kubelet (restartNodeRuntime).
  */
-export async function teardownNode(nodeDir: string, sysctlFile: string, kubeletPid?: number): Promise<void> {
-  // `make infra-down` runs in another process than the one that started the kubelet: find it in the namespace.
-  // Left running while the pods' processes are stopped, it starts their containers again (found after `make demo`).
-  const kubelets =
-    kubeletPid !== undefined
-      ? [kubeletPid]
-      : (await namespacePids(nodeNetwork.namespace)).filter((pid) => processName(pid) === "kubelet");
-  await stopAll(kubelets, 10_000);
+async function stopKubeletAndPods(): Promise<void> {
+  await stopAll(await namedInNode((name) => name === "kubelet"), 10_000);
   await stopAll(cgroupPids(nodeCgroupDirs()), 2_000);
+}
+
+/**
+ * What `k3s-killall.sh` or a power cut does to the node's runtime: the kubelet, every pod's processes, containerd
+ * and its shims stopped. kube-proxy, kube-router and the node's state directory stay.
+ */
+export async function stopNodeRuntime(): Promise<void> {
+  await stopKubeletAndPods();
+  // /proc/PID/comm is cut at 15 characters: containerd-shim-runc-v2 reads "containerd-shim".
+  await stopAll(
+    await namedInNode((name) => name === "containerd" || name.startsWith("containerd-shim")),
+    10_000,
+  );
+}
+
+/**
+ * Remove the node from the host, in an order that leaves nothing busy: the kubelet, the pods' processes, then every
+ * other process in the namespace (containerd and its shims, kube-proxy, kube-router), mounts, the namespace itself,
+ * cgroups, the hard-coded paths, the node's state directory and the kernel settings. Safe to call when nothing is
+ * there.
+ */
+export async function teardownNode(nodeDir: string, sysctlFile: string): Promise<void> {
+  await stopKubeletAndPods();
   await stopAll(await namespacePids(nodeNetwork.namespace), 10_000);
   for (const point of nodeMounts(nodeDir)) {
     await run("umount", ["-l", point]).catch(() => undefined);

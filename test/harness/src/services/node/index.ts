@@ -2,7 +2,7 @@
 // the kubelet, kube-proxy, the bridge CNI, kube-router for NetworkPolicy, CoreDNS, local-path-provisioner), in a
 // network namespace of their own. Requires root (network namespaces, mounts, cgroups).
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { binPath, runDir } from "../../paths.js";
@@ -31,7 +31,14 @@ import {
   renderKubeProxyConfig,
   renderNodeKubeconfig,
 } from "./config.js";
-import { namespaceExists, nodeOwner, prepareHostForOpenSearch, saveSysctls, teardownNode } from "./host.js";
+import {
+  namespaceExists,
+  nodeOwner,
+  prepareHostForOpenSearch,
+  saveSysctls,
+  stopNodeRuntime,
+  teardownNode,
+} from "./host.js";
 import { appArchives, imageTagged, importImages, nodePartArchives, readAppImages } from "./images.js";
 import { ingressEndpoints, traefikManifests } from "./ingress.js";
 
@@ -123,6 +130,28 @@ async function createNetwork(): Promise<void> {
   }
 }
 
+function spawnInNodeNamespace(
+  name: string,
+  command: string,
+  args: readonly string[],
+  detach?: boolean,
+): ManagedProcess {
+  return spawnService({
+    name: `node-${name}`,
+    command: "nsenter",
+    args: [`--net=/run/netns/${nodeNetwork.namespace}`, "--", command, ...args],
+    detach,
+  });
+}
+
+function containerdListening(socket: string, timeoutMs: number, abortIf: () => string | undefined) {
+  return waitFor(async () => (existsSync(socket) ? true : undefined), {
+    what: "containerd's socket",
+    timeoutMs,
+    abortIf,
+  });
+}
+
 function kubectlApply(kubeconfig: string, manifests: readonly object[]): Promise<string> {
   const list = { apiVersion: "v1", kind: "List", items: manifests };
   return kubectl(kubeconfig, ["apply", "--server-side", "-f", "-"], JSON.stringify(list));
@@ -134,6 +163,16 @@ async function schedulablePodCidr(admin: NodeControlPlane["admin"]): Promise<str
   if (response.status !== 200) return undefined;
   const node = JSON.parse(response.body) as NodeObject & { spec?: { podCIDR?: string } };
   return nodeSchedulable(node) ? node.spec?.podCIDR : undefined;
+}
+
+/** When the node last said Ready (ms since the epoch), if it is Ready and schedulable now. */
+async function readyHeartbeat(admin: NodeControlPlane["admin"]): Promise<number | undefined> {
+  const response = await kubeRequest(admin, "GET", `/api/v1/nodes/${realNodeName}`);
+  if (response.status !== 200) return undefined;
+  const node = JSON.parse(response.body) as NodeObject;
+  if (!nodeSchedulable(node)) return undefined;
+  const ready = node.status?.conditions?.find((condition) => condition.type === "Ready");
+  return ready?.lastHeartbeatTime === undefined ? undefined : Date.parse(ready.lastHeartbeatTime);
 }
 
 function rolledOut(kubeconfig: string, deployment: string, timeoutMs: number): Promise<string> {
@@ -168,10 +207,9 @@ export async function startRealNode(
   };
   const paths = nodePaths(layout);
   const processes: ManagedProcess[] = [];
-  let kubeletPid: number | undefined;
   // Teardown ends every process in the namespace; what is left is the forwarder on the host.
   const stop = async (): Promise<void> => {
-    await teardownNode(nodeDir, nodeSysctlFile, kubeletPid);
+    await teardownNode(nodeDir, nodeSysctlFile);
     for (const started of processes) await started.stop(1_000);
   };
   const anyExited = (): string | undefined => {
@@ -179,12 +217,7 @@ export async function startRealNode(
     return dead && `${dead.name} ${dead.exitReason()}\n--- ${dead.logFile} (tail) ---\n${dead.logTail(20)}`;
   };
   const spawnInNode = (name: string, command: string, args: readonly string[]): ManagedProcess => {
-    const started = spawnService({
-      name: `node-${name}`,
-      command: "nsenter",
-      args: [`--net=/run/netns/${nodeNetwork.namespace}`, "--", command, ...args],
-      detach: options.detach,
-    });
+    const started = spawnInNodeNamespace(name, command, args, options.detach);
     processes.push(started);
     return started;
   };
@@ -247,11 +280,7 @@ export async function startRealNode(
     );
 
     spawnInNode("containerd", "/usr/bin/containerd", ["--config", paths.containerdConfig]);
-    await waitFor(async () => (existsSync(paths.containerdSocket) ? true : undefined), {
-      what: "containerd's socket",
-      timeoutMs: remaining(),
-      abortIf: anyExited,
-    });
+    await containerdListening(paths.containerdSocket, remaining(), anyExited);
     await importImages(paths.containerdSocket, archives);
     // The appliance's images (2.3 GB, about 35 s) load while the kubelet registers and the add-ons roll out.
     const appImport = importImages(paths.containerdSocket, appImageArchives).then(
@@ -260,7 +289,7 @@ export async function startRealNode(
     );
 
     await kubectlApply(controlPlane.admin.kubeconfig, kubeRouterRbac(controlPlane.kubeRouterUser));
-    kubeletPid = spawnInNode("kubelet", binPath("kubelet"), kubeletArgs(layout)).pid;
+    spawnInNode("kubelet", binPath("kubelet"), kubeletArgs(layout));
     spawnInNode("kube-proxy", binPath("kube-proxy"), [`--config=${paths.kubeProxyConfig}`]);
     const podCidr = await waitFor(async () => schedulablePodCidr(controlPlane.admin), {
       what: `node ${realNodeName} Ready with a pod CIDR`,
@@ -314,4 +343,39 @@ export async function startRealNode(
     await stop();
     throw error;
   }
+}
+
+/**
+ * The node's kubelet and containerd stopped with every pod's processes (stopNodeRuntime: what `k3s-killall.sh` or a
+ * power cut does), then started again as a reboot would. Resolves once the node is Ready again; the pods come back
+ * through the kubelet, from the same state directory and local-path volumes. The new processes outlive the caller
+ * (a test's worker): teardown finds them in the node's namespace by name.
+ */
+export async function restartNodeRuntime(
+  admin: NodeControlPlane["admin"],
+  timeoutMs = 120_000,
+): Promise<{ stoppedMs: number; nodeReadyMs: number }> {
+  const started = Date.now();
+  const paths = nodePaths({ dir: nodeDir });
+  await stopNodeRuntime();
+  const stoppedMs = Date.now() - started;
+  // The socket file outlives a stopped containerd: waiting for it means waiting for the new one.
+  rmSync(paths.containerdSocket, { force: true });
+  const containerd = spawnInNodeNamespace(
+    "containerd",
+    "/usr/bin/containerd",
+    ["--config", paths.containerdConfig],
+    true,
+  );
+  await containerdListening(paths.containerdSocket, timeoutMs, containerd.exitReason);
+  const kubelet = spawnInNodeNamespace("kubelet", binPath("kubelet"), kubeletArgs({ dir: nodeDir }), true);
+  // A stop this short may never show as NotReady: wait for a Ready the new kubelet posted (heartbeats are in seconds).
+  const since = Math.floor(started / 1000) * 1000;
+  await waitFor(async () => ((await readyHeartbeat(admin)) ?? 0) >= since || undefined, {
+    what: `node ${realNodeName} Ready again, posted by the restarted kubelet`,
+    timeoutMs,
+    intervalMs: 500,
+    abortIf: () => containerd.exitReason() ?? kubelet.exitReason(),
+  });
+  return { stoppedMs, nodeReadyMs: Date.now() - started };
 }
