@@ -160,22 +160,24 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         "appliance outside the operator's namespaces (REMRAM_WATCH_NAMESPACES); ignored",
       );
   });
-  const schedules = informer<DreamScheduleObject>("dreamschedules", `${group}/dreamschedules`, (object) => {
-    if (watched(object.metadata.namespace)) enqueue("dreamschedule", keyOf(object));
-  });
+  // Kinds that live in an appliance's namespace: only those in this operator's namespaces are its to reconcile.
+  const enqueueWatched = (kind: string) => (object: KubeObject) => {
+    if (watched(object.metadata.namespace)) enqueue(kind, keyOf(object));
+  };
+  const schedules = informer<DreamScheduleObject>(
+    "dreamschedules",
+    `${group}/dreamschedules`,
+    enqueueWatched("dreamschedule"),
+  );
   const policies = informer<DimensionPolicyObject>(
     "dimensionpolicies",
     `${group}/dimensionpolicies`,
-    (object) => {
-      if (watched(object.metadata.namespace)) enqueue("dimensionpolicy", keyOf(object));
-    },
+    enqueueWatched("dimensionpolicy"),
   );
   const proposals = informer<ArtifactProposalObject>(
     "artifactproposals",
     `${group}/artifactproposals`,
-    (object) => {
-      if (watched(object.metadata.namespace)) enqueue("artifactproposal", keyOf(object));
-    },
+    enqueueWatched("artifactproposal"),
   );
   // Cluster-wide events concern every appliance this operator owns, never those outside its namespaces (another
   // operator's, which it may not even read Secrets for).

@@ -70,9 +70,7 @@ const firstWithBytes = (figures: readonly (PullProgress | undefined)[]) =>
 
 /**
  * Ollama's records of its partial blobs: `<blob>-partial-<n>` holds `{"N","Offset","Size","Completed"}`. Ollama
- * rewrites a record in place (truncate, write), so a read can meet it empty: read again. A record still empty after
- * that was cut by Ollama's exit between the two steps: it keeps nothing of that part, which the next Ollama
- * downloads again, so it counts as 0 bytes kept.
+ * rewrites a record in place (truncate, write), so a read can meet it empty: read again.
  */
 async function partRecords(modelsDir: string): Promise<{ name: string; completed: number; size: number }[]> {
   const blobs = join(modelsDir, "blobs");
@@ -87,11 +85,7 @@ async function partRecords(modelsDir: string): Promise<{ name: string; completed
         records.push({ name, completed: record.Completed, size: record.Size });
         break;
       } catch (error) {
-        if (attempt >= 20) {
-          if (readFileSync(join(blobs, name), "utf8").trim() !== "") throw error;
-          records.push({ name, completed: 0, size: 0 });
-          break;
-        }
+        if (attempt >= 20) throw error;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }

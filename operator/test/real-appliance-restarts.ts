@@ -21,22 +21,9 @@ import {
 import { knownStatement, recall, say } from "./real-appliance-conversation.js";
 import { approvedCommit, workspaceLog } from "./real-appliance-dream.js";
 
-/** Everything the operator makes for the appliance, and the proposals it mirrors: "Kind/name" → uid. */
-async function applianceObjects(): Promise<Record<string, string>> {
-  const kinds = "deployments,statefulsets,services,secrets,configmaps,pvc,networkpolicies,artifactproposals";
-  const json = await kubectl(["-n", namespace, "get", kinds, "-o", "json"]);
-  const items = (
-    JSON.parse(json) as {
-      items: { kind: string; metadata: { name: string; uid: string; ownerReferences?: unknown[] } }[];
-    }
-  ).items;
-  return Object.fromEntries(
-    items
-      // The API server's own per-namespace objects are not the operator's.
-      .filter((item) => item.metadata.name !== "kube-root-ca.crt")
-      .map((item) => [`${item.kind}/${item.metadata.name}`, item.metadata.uid]),
-  );
-}
+/** Everything the operator makes for the appliance, and the proposals it mirrors. */
+const applianceKinds =
+  "deployments,statefulsets,services,secrets,configmaps,pvc,networkpolicies,artifactproposals";
 
 interface PodState {
   uid: string;
@@ -85,7 +72,7 @@ async function applianceReadyAndCurrent(): Promise<boolean> {
 export function describeRestarts(): void {
   describe("restarts on the real node", () => {
     it("converges after the operator is killed during `helm upgrade`, with no child made twice or replaced", async () => {
-      const [objectsBefore, podsBefore] = [await applianceObjects(), await uids("pods")];
+      const [objectsBefore, podsBefore] = [await uids(applianceKinds), await uids("pods")];
       const before = (await operatorPods("{.items[*].metadata.name}")).split(" ");
       // Back to the tag it was installed with: a changed image again, so the Deployment rolls a new pod.
       const upgrade = upgradeOperator(imageParts(images.operator).tag, "--timeout=240s");
@@ -127,7 +114,7 @@ export function describeRestarts(): void {
       Object.assign(measured.recoveries as object, {
         operatorKilledInUpgrade: { readyAgainMs: Date.now() - started },
       });
-      expect(await applianceObjects()).toEqual(objectsBefore);
+      expect(await uids(applianceKinds)).toEqual(objectsBefore);
       expect(await uids("pods")).toEqual(podsBefore);
     }, 360_000);
 

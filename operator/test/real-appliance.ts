@@ -97,11 +97,15 @@ export const leaseHolder = (): Promise<string> =>
     "jsonpath={.spec.holderIdentity}",
   ]);
 
-/** name → uid of the appliance's pods or claims: a changed uid means a restart or a lost volume. */
-export async function uids(kind: "pods" | "pvc"): Promise<Record<string, string>> {
-  const json = await kubectl(["-n", namespace, "get", kind, "-o", "json"]);
-  const items = (JSON.parse(json) as { items: { metadata: { name: string; uid: string } }[] }).items;
-  return Object.fromEntries(items.map((item) => [item.metadata.name, item.metadata.uid]));
+/**
+ * "Kind/name" → uid of the appliance namespace's objects of `kinds` (kubectl's comma list): a changed uid means a
+ * restarted pod, a lost volume or a child made again.
+ */
+export async function uids(kinds: string): Promise<Record<string, string>> {
+  const json = await kubectl(["-n", namespace, "get", kinds, "-o", "json"]);
+  const items = (JSON.parse(json) as { items: { kind: string; metadata: { name: string; uid: string } }[] })
+    .items;
+  return Object.fromEntries(items.map((item) => [`${item.kind}/${item.metadata.name}`, item.metadata.uid]));
 }
 
 /** Run a script with the component's own Node inside its pod (Cortex and the gateway images carry one). */

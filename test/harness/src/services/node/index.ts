@@ -144,6 +144,19 @@ function spawnInNodeNamespace(
   });
 }
 
+/** The node's two runtime daemons as the node starts them, at first and after restartNodeRuntime. */
+function spawnNodeDaemon(daemon: "containerd" | "kubelet", detach?: boolean): ManagedProcess {
+  const layout = { dir: nodeDir };
+  return daemon === "containerd"
+    ? spawnInNodeNamespace(
+        daemon,
+        "/usr/bin/containerd",
+        ["--config", nodePaths(layout).containerdConfig],
+        detach,
+      )
+    : spawnInNodeNamespace(daemon, binPath("kubelet"), kubeletArgs(layout), detach);
+}
+
 function containerdListening(socket: string, timeoutMs: number, abortIf: () => string | undefined) {
   return waitFor(async () => (existsSync(socket) ? true : undefined), {
     what: "containerd's socket",
@@ -157,21 +170,24 @@ function kubectlApply(kubeconfig: string, manifests: readonly object[]): Promise
   return kubectl(kubeconfig, ["apply", "--server-side", "-f", "-"], JSON.stringify(list));
 }
 
-/** The node's pod CIDR once the scheduler can place pods there (Ready, not-ready taint lifted); else undefined. */
-async function schedulablePodCidr(admin: NodeControlPlane["admin"]): Promise<string | undefined> {
+/** The node object while the scheduler can place pods there (Ready, not-ready taint lifted); else undefined. */
+async function schedulableNode(
+  admin: NodeControlPlane["admin"],
+): Promise<(NodeObject & { spec?: { podCIDR?: string } }) | undefined> {
   const response = await kubeRequest(admin, "GET", `/api/v1/nodes/${realNodeName}`);
   if (response.status !== 200) return undefined;
   const node = JSON.parse(response.body) as NodeObject & { spec?: { podCIDR?: string } };
-  return nodeSchedulable(node) ? node.spec?.podCIDR : undefined;
+  return nodeSchedulable(node) ? node : undefined;
 }
 
-/** When the node last said Ready (ms since the epoch), if it is Ready and schedulable now. */
+/** The node's pod CIDR once it is schedulable. */
+async function schedulablePodCidr(admin: NodeControlPlane["admin"]): Promise<string | undefined> {
+  return (await schedulableNode(admin))?.spec?.podCIDR;
+}
+
+/** When the node last said Ready (ms since the epoch), if it is schedulable now. */
 async function readyHeartbeat(admin: NodeControlPlane["admin"]): Promise<number | undefined> {
-  const response = await kubeRequest(admin, "GET", `/api/v1/nodes/${realNodeName}`);
-  if (response.status !== 200) return undefined;
-  const node = JSON.parse(response.body) as NodeObject;
-  if (!nodeSchedulable(node)) return undefined;
-  const ready = node.status?.conditions?.find((condition) => condition.type === "Ready");
+  const ready = (await schedulableNode(admin))?.status?.conditions?.find((c) => c.type === "Ready");
   return ready?.lastHeartbeatTime === undefined ? undefined : Date.parse(ready.lastHeartbeatTime);
 }
 
@@ -220,6 +236,9 @@ export async function startRealNode(
     const started = spawnInNodeNamespace(name, command, args, options.detach);
     processes.push(started);
     return started;
+  };
+  const spawnDaemon = (daemon: "containerd" | "kubelet"): void => {
+    processes.push(spawnNodeDaemon(daemon, options.detach));
   };
 
   try {
@@ -279,7 +298,7 @@ export async function startRealNode(
       }),
     );
 
-    spawnInNode("containerd", "/usr/bin/containerd", ["--config", paths.containerdConfig]);
+    spawnDaemon("containerd");
     await containerdListening(paths.containerdSocket, remaining(), anyExited);
     await importImages(paths.containerdSocket, archives);
     // The appliance's images (2.3 GB, about 35 s) load while the kubelet registers and the add-ons roll out.
@@ -289,7 +308,7 @@ export async function startRealNode(
     );
 
     await kubectlApply(controlPlane.admin.kubeconfig, kubeRouterRbac(controlPlane.kubeRouterUser));
-    spawnInNode("kubelet", binPath("kubelet"), kubeletArgs(layout));
+    spawnDaemon("kubelet");
     spawnInNode("kube-proxy", binPath("kube-proxy"), [`--config=${paths.kubeProxyConfig}`]);
     const podCidr = await waitFor(async () => schedulablePodCidr(controlPlane.admin), {
       what: `node ${realNodeName} Ready with a pod CIDR`,
@@ -361,14 +380,9 @@ export async function restartNodeRuntime(
   const stoppedMs = Date.now() - started;
   // The socket file outlives a stopped containerd: waiting for it means waiting for the new one.
   rmSync(paths.containerdSocket, { force: true });
-  const containerd = spawnInNodeNamespace(
-    "containerd",
-    "/usr/bin/containerd",
-    ["--config", paths.containerdConfig],
-    true,
-  );
+  const containerd = spawnNodeDaemon("containerd", true);
   await containerdListening(paths.containerdSocket, timeoutMs, containerd.exitReason);
-  const kubelet = spawnInNodeNamespace("kubelet", binPath("kubelet"), kubeletArgs({ dir: nodeDir }), true);
+  const kubelet = spawnNodeDaemon("kubelet", true);
   // A stop this short may never show as NotReady: wait for a Ready the new kubelet posted (heartbeats are in seconds).
   const since = Math.floor(started / 1000) * 1000;
   await waitFor(async () => ((await readyHeartbeat(admin)) ?? 0) >= since || undefined, {
