@@ -75,4 +75,11 @@ describe("the generated openclaw.json", () => {
     });
     expect(result.valid).toBe(true);
   });
+
+  it("is valid, without warnings, with a second agent on a model of its own", async () => {
+    const result = await validate({
+      gateway: { agents: [{ id: "main" }, { id: "reader", model: "smollm2-135m-fewshot" }] },
+    });
+    expect(result).toEqual(expect.objectContaining({ valid: true, warnings: [] }));
+  });
 });

@@ -7,6 +7,7 @@ import {
   buildOllama,
   buildOpenSearch,
   keepLiveStorage,
+  requiredModelList,
 } from "./children.js";
 import { gpuInventory, type NodeLike, quantityToMiB, selectProfile } from "./hardware-profiles.js";
 import { repairInterruptedDownloadsScript } from "./ollama-downloads.js";
@@ -326,6 +327,28 @@ describe("the appliance's children", () => {
       ),
     );
     expect(pod.runtimeClassName).toBe("gpu");
+  });
+});
+
+describe("the models Ollama must hold", () => {
+  it("are the three roles' models, then each agent's own model that no role names, once", () => {
+    const ctx = context({
+      ollama: { models: { routing: "qwen3:8b", reflection: "qwen3:8b", embedding: "minilm" } },
+      gateway: {
+        agents: [
+          { id: "main" },
+          { id: "reader", model: "tool-user:1b" },
+          { id: "writer", model: "tool-user:1b" },
+          { id: "planner", model: "qwen3:8b" },
+        ],
+      },
+    });
+    expect(requiredModelList(ctx)).toEqual([
+      { role: "routing", name: "qwen3:8b" },
+      { role: "reflection", name: "qwen3:8b" },
+      { role: "embedding", name: "minilm" },
+      { role: "agent", name: "tool-user:1b" },
+    ]);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
-import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import type { ModelRole, RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import type { KubeObject, OwnerReference } from "../runtime/kube-client.js";
 import { runtimeClassNameOf } from "./gpu.js";
 import { type HardwareProfile, quantityToMiB } from "./hardware-profiles.js";
@@ -311,6 +311,25 @@ export function requiredModels(ctx: Pick<ApplianceContext, "spec" | "profile">) 
     reflection: chosen.reflection ?? fallback.reflection,
     embedding: chosen.embedding ?? fallback.embedding,
   };
+}
+
+/**
+ * Every model Ollama must hold, by role: the three roles, then each model an agent of spec.gateway.agents names
+ * that no role names already (a gateway run on an agent whose model was never pulled fails at its first turn).
+ */
+export function requiredModelList(
+  ctx: Pick<ApplianceContext, "spec" | "profile">,
+): { role: ModelRole; name: string }[] {
+  const byRole = requiredModels(ctx);
+  const roles = (["routing", "reflection", "embedding"] as const).map((role) => ({
+    role,
+    name: byRole[role],
+  }));
+  const named = new Set(roles.map((model) => model.name));
+  const agentModels = (ctx.spec.gateway.agents ?? []).flatMap((agent) =>
+    agent.model !== undefined && !named.has(agent.model) ? [agent.model] : [],
+  );
+  return [...roles, ...[...new Set(agentModels)].map((name) => ({ role: "agent" as const, name }))];
 }
 
 // --- Cortex ---------------------------------------------------------------------------------------------------

@@ -16,7 +16,11 @@ function configFor(specInput: unknown) {
   return gatewayConfigFor(specInput) as {
     session: Record<string, unknown>;
     tools: Record<string, unknown>;
-    agents: { defaults: { workspace: string } };
+    agents: {
+      ownership?: string;
+      defaults: { workspace: string; systemAgent?: { agentId: string } };
+      entries: Record<string, { model?: string }>;
+    };
     plugins: { entries: { "remram-hooks": { config: Record<string, unknown> } } };
   };
 }
@@ -79,6 +83,24 @@ describe("the agent's tool policy", () => {
       // The token the plugin reads lies outside the only folder file tools reach.
       expect(gatewayCortexTokenFile.startsWith(`${gatewayWorkspaceDir}/`)).toBe(false);
     }
+  });
+});
+
+describe("the gateway's agents", () => {
+  it("are one main agent without ownership settings when the spec names none", () => {
+    const { agents } = configFor({});
+    expect(agents.entries).toEqual({ main: {} });
+    expect(agents.ownership).toBeUndefined();
+    expect(agents.defaults.systemAgent).toBeUndefined();
+  });
+
+  it("are owned explicitly when there are several, the first answering what names no agent", () => {
+    const { agents } = configFor({
+      gateway: { agents: [{ id: "home" }, { id: "reader", model: "smollm2-135m-fewshot" }] },
+    });
+    expect(agents.ownership).toBe("explicit");
+    expect(agents.defaults.systemAgent).toEqual({ agentId: "home" });
+    expect(agents.entries).toEqual({ home: {}, reader: { model: "ollama/smollm2-135m-fewshot" } });
   });
 });
 

@@ -149,14 +149,18 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       },
     },
     agents: {
+      // Several agents: OpenClaw 2026.9.6 requires explicit ownership, and the first agent owns what names no
+      // agent (channels without a binding, clients that ask for `openclaw`, system work).
+      ...(agents.length > 1 ? { ownership: "explicit" } : {}),
       defaults: {
+        ...(agents.length > 1 ? { systemAgent: { agentId: agents[0]?.id } } : {}),
         model: { primary: `ollama/${input.models.routing}` },
         workspace: gatewayWorkspaceDir,
         sandbox: { mode: input.gateway.sandbox },
         heartbeat: { every: "0m" },
         ...(smallContext ? { skipBootstrap: true, contextInjection: "never" } : {}),
       },
-      // 2026.9.6 retired per-entry `default` markers; a sole agent needs no ownership settings.
+      // 2026.9.6 retired per-entry `default` markers.
       entries: Object.fromEntries(
         agents.map((agent) => [agent.id, agent.model ? { model: `ollama/${agent.model}` } : {}]),
       ),

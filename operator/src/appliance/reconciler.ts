@@ -24,7 +24,7 @@ import {
   hostCheckContainer,
   keepLiveStorage,
   type OperatorImages,
-  requiredModels,
+  requiredModelList,
   selectorLabels,
   serviceUrl,
 } from "./children.js";
@@ -165,11 +165,7 @@ export class ApplianceReconciler {
     if (devicePlugin) desired.push(buildDevicePlugin(this.deps.images, runtimeClassName));
     const applied = await this.applyChildren(desired);
 
-    const models = requiredModels(ctx);
-    const required = (["routing", "reflection", "embedding"] as const).map((role) => ({
-      role,
-      name: models[role],
-    }));
+    const required = requiredModelList(ctx);
     const ollamaUrl = this.deps.ollamaUrl?.({ name, namespace }) ?? serviceUrl(ctx, "ollama");
     const workloads = {
       opensearch: observeWorkload(
@@ -180,14 +176,10 @@ export class ApplianceReconciler {
       gateway: observeWorkload(this.deps.children("Deployment")?.get(namespace, childName(name, "gateway"))),
     };
     const modelReport = workloads.ollama.available
-      ? await this.deps.models.ensure(
-          ollamaUrl,
-          required.map((model) => model.name),
-          {
-            insecureRegistries: spec.ollama.insecureRegistries,
-            ...(this.deps.enqueue ? { onChange: () => this.deps.enqueue?.(key) } : {}),
-          },
-        )
+      ? await this.deps.models.ensure(ollamaUrl, [...new Set(required.map((model) => model.name))], {
+          insecureRegistries: spec.ollama.insecureRegistries,
+          ...(this.deps.enqueue ? { onChange: () => this.deps.enqueue?.(key) } : {}),
+        })
       : { pullError: "Ollama is not available yet" };
     const hostMaxMapCount = this.hostMaxMapCount(namespace, name);
     const inputs = applianceConditions({
@@ -220,7 +212,9 @@ export class ApplianceReconciler {
       },
       models: required.map((model) => {
         const found = listed.get(model.name.replace(/:latest$/, ""));
-        const previousModel = appliance.status?.models?.find((entry) => entry.role === model.role);
+        const previousModel = appliance.status?.models?.find(
+          (entry) => entry.role === model.role && (model.role !== "agent" || entry.name === model.name),
+        );
         const pulledAt = found
           ? previousModel?.name === model.name && previousModel.pulledAt
             ? previousModel.pulledAt

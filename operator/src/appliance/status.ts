@@ -4,7 +4,7 @@
  * new generation, and Degraded only once Ready has been False past a threshold.
  */
 import type { Condition } from "../api/v1alpha1/common.js";
-import type { RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import type { ModelRole, RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { type ConditionInput, summarizeReady } from "../runtime/conditions.js";
 import type { RuntimeClassState } from "./gpu.js";
 import type { GpuInventory } from "./hardware-profiles.js";
@@ -74,7 +74,7 @@ export function observeWorkload(workload: WorkloadLike | undefined): WorkloadObs
 }
 
 export interface ModelObservation {
-  required: { role: "routing" | "reflection" | "embedding"; name: string }[];
+  required: { role: ModelRole; name: string }[];
   /** Names /api/tags listed; undefined when Ollama could not be asked. */
   listed?: { name: string; digest?: string }[];
   /** Why the models could not be checked (Ollama unreachable or not available yet). */

@@ -164,6 +164,10 @@ const channelSecret = z
   })
   .strict();
 
+/** What a model is pulled for; `agent`: named by an agent of spec.gateway.agents and by no role. */
+export const modelRoles = ["routing", "reflection", "embedding", "agent"] as const;
+export type ModelRole = (typeof modelRoles)[number];
+
 const gatewayAgent = z
   .object({
     id: z
@@ -185,7 +189,9 @@ const gatewaySpec = withCel(
       image: imageRef.optional().describe("OpenClaw gateway image."),
       agents: listMap(z.array(gatewayAgent).min(1).max(16), "id")
         .optional()
-        .describe("Agents; a single `main` agent when unset."),
+        .describe(
+          "Agents; a single `main` agent when unset. The first is the default: it answers clients and channels that name no agent. An agent's own model is pulled like the roles' models.",
+        ),
       dmScope: z
         .enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"])
         .default("per-channel-peer"),
@@ -425,7 +431,11 @@ export const remramApplianceStatus = z
           z
             .object({
               name: modelName,
-              role: z.enum(["routing", "reflection", "embedding"]),
+              role: z
+                .enum(modelRoles)
+                .describe(
+                  "routing, reflection or embedding; agent for a model only an agent of spec.gateway.agents names.",
+                ),
               digest: z.string().max(128).optional(),
               pulledAt: timestamp.optional(),
               pull: z
@@ -454,8 +464,8 @@ export const remramApplianceStatus = z
             })
             .strict(),
         )
-        .max(8),
-      "role",
+        .max(20),
+      ["role", "name"],
     ).optional(),
     endpoints: z
       .object({
