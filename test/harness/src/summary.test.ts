@@ -71,6 +71,7 @@ describe("the demo summary", () => {
         blobUrl: "http://localhost:40004/",
         embedModel: "127.0.0.1:40003/library/all-minilm-l6-v2:latest",
         chatModel: "127.0.0.1:40003/library/smollm2-135m-instruct:latest",
+        fewshotModel: "127.0.0.1:40003/library/smollm2-135m-fewshot:latest",
       },
     });
     expect(summary).toContain("http://127.0.0.1:40003");

@@ -17,6 +17,7 @@ export function renderEnvFile(endpoints: TestbedEndpoints): string {
     add("REMRAM_MODEL_REGISTRY_URL", endpoints.registry.url);
     add("REMRAM_MODEL_REGISTRY_EMBED_MODEL", endpoints.registry.embedModel);
     add("REMRAM_MODEL_REGISTRY_CHAT_MODEL", endpoints.registry.chatModel);
+    add("REMRAM_MODEL_REGISTRY_FEWSHOT_MODEL", endpoints.registry.fewshotModel);
   }
   if (endpoints.kubernetes) {
     add("REMRAM_KUBE_SERVER", endpoints.kubernetes.server);

@@ -78,7 +78,7 @@ describe("the test bed's model registry", () => {
   });
 
   it("holds both test-bed models", async () => {
-    for (const reference of [registry.embedModel, registry.chatModel]) {
+    for (const reference of [registry.embedModel, registry.chatModel, registry.fewshotModel]) {
       expect((await registryDigests(reference)).length).toBeGreaterThanOrEqual(2);
     }
   });

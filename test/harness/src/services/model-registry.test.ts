@@ -8,7 +8,11 @@ const input: PlanInput = {
   port: 40010,
   blobPort: 40011,
   storageDir: "/run/registry-40010/storage",
-  models: { embedModel: "all-minilm-l6-v2", chatModel: "smollm2-135m-instruct:q8" },
+  models: {
+    embedModel: "all-minilm-l6-v2",
+    chatModel: "smollm2-135m-instruct:q8",
+    fewshotModel: "smollm2-135m-fewshot",
+  },
 };
 
 describe("planning a model registry", () => {
@@ -19,6 +23,7 @@ describe("planning a model registry", () => {
       blobUrl: "http://localhost:40011/",
       embedModel: "127.0.0.1:40010/library/all-minilm-l6-v2:latest",
       chatModel: "127.0.0.1:40010/library/smollm2-135m-instruct:q8",
+      fewshotModel: "127.0.0.1:40010/library/smollm2-135m-fewshot:latest",
     });
   });
 
@@ -51,6 +56,7 @@ describe("planning a model registry", () => {
         source: "smollm2-135m-instruct:q8",
         destination: "127.0.0.1:40010/library/smollm2-135m-instruct:q8",
       },
+      { source: "smollm2-135m-fewshot", destination: "127.0.0.1:40010/library/smollm2-135m-fewshot:latest" },
     ]);
   });
 

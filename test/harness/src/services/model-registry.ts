@@ -15,7 +15,13 @@ import { readVersionsEnv } from "../versions.js";
 import { httpReady, waitFor } from "../wait.js";
 import { pinnedModelNames } from "./ollama.js";
 import { pushModel } from "./ollama-transfer.js";
-import type { ModelRegistryEndpoints, OllamaEndpoints, Started, StartOptions } from "./types.js";
+import type {
+  ModelRegistryEndpoints,
+  OllamaEndpoints,
+  Started,
+  StartOptions,
+  TestbedModels,
+} from "./types.js";
 
 const installHint = "run `bash hack/install-registry.sh` (or `make setup`)";
 const blobServerScript = join(dirname(fileURLToPath(import.meta.url)), "blob-server.ts");
@@ -68,7 +74,7 @@ export interface PlanInput {
   blobPort: number;
   storageDir: string;
   /** Local Ollama model names ("name" or "name:tag"). */
-  models: { embedModel: string; chatModel: string };
+  models: TestbedModels;
 }
 
 /** Ports, URLs, model references and the registry configuration of one instance; throws on unusable hosts. */
@@ -90,10 +96,11 @@ export function planModelRegistry(input: PlanInput): ModelRegistryPlan {
       blobUrl,
       embedModel: reference(input.referenceHost, input.models.embedModel),
       chatModel: reference(input.referenceHost, input.models.chatModel),
+      fewshotModel: reference(input.referenceHost, input.models.fewshotModel),
     },
     localUrl: `http://${hostPort(localHost, input.port)}`,
     localBlobUrl: `http://${hostPort(localHost, input.blobPort)}/`,
-    pushes: [input.models.embedModel, input.models.chatModel].map((model) => ({
+    pushes: [input.models.embedModel, input.models.chatModel, input.models.fewshotModel].map((model) => ({
       source: model,
       destination: reference(localHost, model),
     })),
@@ -118,7 +125,7 @@ const hostPort = (host: string, port: number): string =>
 
 /**
  * Start the registry and its blob server on `listenAddress`, and push the test-bed models into it from
- * `options.ollama`. Resolves once both models are in the registry.
+ * `options.ollama`. Resolves once every test-bed model is in the registry.
  */
 export async function startModelRegistry(
   options: StartModelRegistryOptions,
@@ -220,23 +227,23 @@ function exitedWhy(server: ManagedProcess, port: number): string | undefined {
 /**
  * Push each model under its registry name: Ollama pushes only models named after their registry, so each gets a
  * second name first (/api/copy writes one small manifest, the blobs are shared) that is deleted afterwards; the
- * delete keeps every blob another manifest still uses, so the test-bed models stay intact.
+ * delete keeps every blob another manifest still uses, so the test-bed models stay intact. One at a time: two
+ * models share SmolLM2's weights, and two pushes uploading that blob at once ended with a manifest the registry
+ * refused (MANIFEST_BLOB_UNKNOWN).
  */
 async function seed(
   ollamaUrl: string,
   pushes: readonly { source: string; destination: string }[],
   timeoutMs: number,
 ): Promise<void> {
-  await Promise.all(
-    pushes.map(async ({ source, destination }) => {
-      await ollamaRequest(ollamaUrl, "POST", "copy", { source, destination });
-      try {
-        await pushModel({ ollamaUrl, model: destination, timeoutMs });
-      } finally {
-        await ollamaRequest(ollamaUrl, "DELETE", "delete", { model: destination });
-      }
-    }),
-  );
+  for (const { source, destination } of pushes) {
+    await ollamaRequest(ollamaUrl, "POST", "copy", { source, destination });
+    try {
+      await pushModel({ ollamaUrl, model: destination, timeoutMs });
+    } finally {
+      await ollamaRequest(ollamaUrl, "DELETE", "delete", { model: destination });
+    }
+  }
 }
 
 async function ollamaRequest(ollamaUrl: string, method: string, api: string, body: object): Promise<void> {

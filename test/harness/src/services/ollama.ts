@@ -5,7 +5,7 @@ import { freePort } from "../ports.js";
 import { type ManagedProcess, spawnService } from "../process.js";
 import { pinned, readVersionsEnv } from "../versions.js";
 import { httpReady, waitFor } from "../wait.js";
-import type { OllamaEndpoints, Started, StartOptions } from "./types.js";
+import type { OllamaEndpoints, Started, StartOptions, TestbedModels } from "./types.js";
 
 /** Where hack/install-ollama.sh registers the models. */
 export const ollamaModelsDir = join(cacheDir, "ollama-models");
@@ -21,10 +21,11 @@ export interface StartOllamaOptions extends StartOptions {
 }
 
 /** The model names pinned in hack/versions.env, so the installer and the harness agree on them. */
-export function pinnedModelNames(versionsEnv: string): { embedModel: string; chatModel: string } {
+export function pinnedModelNames(versionsEnv: string): TestbedModels {
   return {
     embedModel: pinned("EMBED_MODEL_NAME", versionsEnv),
     chatModel: pinned("CHAT_MODEL_NAME", versionsEnv),
+    fewshotModel: pinned("FEWSHOT_MODEL_NAME", versionsEnv),
   };
 }
 
@@ -78,7 +79,7 @@ export async function startOllama(options: StartOllamaOptions = {}): Promise<Sta
   }
 
   return {
-    endpoints: { url, ...models },
+    endpoints: { url, embedModel: models.embedModel, chatModel: models.chatModel },
     processes: [server],
     stop: () => server.stop(),
   };
@@ -87,7 +88,7 @@ export async function startOllama(options: StartOllamaOptions = {}): Promise<Sta
 async function waitForOllama(
   server: ManagedProcess,
   url: string,
-  models: { embedModel: string; chatModel: string },
+  models: TestbedModels,
   modelsDir: string,
   timeoutMs: number,
 ): Promise<void> {
@@ -100,7 +101,7 @@ async function waitForOllama(
   const tags = (await (await fetch(`${url}/api/tags`)).json()) as { models?: { name: string }[] };
   const missing = missingModels(
     (tags.models ?? []).map((model) => model.name),
-    [models.embedModel, models.chatModel],
+    [models.embedModel, models.chatModel, models.fewshotModel],
   );
   if (missing.length > 0) {
     throw new Error(`models missing from ${modelsDir}: ${missing.join(", ")}; ${installHint}`);

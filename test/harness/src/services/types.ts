@@ -19,13 +19,23 @@ export interface OpenSearchEndpoints {
   url: string;
 }
 
-export interface OllamaEndpoints {
+/** The test-bed models hack/install-ollama.sh registers (names pinned in hack/versions.env). */
+export interface TestbedModels {
+  /** The 384-dimension MiniLM embedding model. */
+  embedModel: string;
+  /** The SmolLM2 chat model. */
+  chatModel: string;
+  /**
+   * SmolLM2 under a few-shot template (hack/ollama/fewshot.Modelfile): a reflection run gets the person's statement
+   * back as a delta, an agent offered tools reads the artifact the person names. For checks that need a predictable
+   * model answer.
+   */
+  fewshotModel: string;
+}
+
+export interface OllamaEndpoints extends Omit<TestbedModels, "fewshotModel"> {
   /** Native Ollama API root (no /v1), e.g. http://127.0.0.1:41235 */
   url: string;
-  /** Name of the registered 384-dimension MiniLM embedding model. */
-  embedModel: string;
-  /** Name of the registered SmolLM2 chat model. */
-  chatModel: string;
 }
 
 /** The test bed's model registry: Ollama pulls the test-bed models from it as it would from a real registry. */
@@ -38,6 +48,8 @@ export interface ModelRegistryEndpoints {
   embedModel: string;
   /** The chat model, named the same way. Pulls need Ollama's insecure flag (plain HTTP). */
   chatModel: string;
+  /** The few-shot SmolLM2 (TestbedModels.fewshotModel), named the same way. */
+  fewshotModel: string;
 }
 
 export interface KubernetesEndpoints {
