@@ -126,6 +126,14 @@ describe("modelOverrideFor", () => {
       modelOverride: "smollm2",
     });
   });
+
+  it("keeps the run's own model when escalation is not live, so each agent's model stands", () => {
+    const local = { target: "local" as const, reason: "no_cloud_model" as const, detail: {} };
+    expect(modelOverrideFor(local, { ...escalation, cloud: undefined })).toBeUndefined();
+    expect(
+      modelOverrideFor({ ...local, reason: "disabled" }, { ...escalation, enabled: false }),
+    ).toBeUndefined();
+  });
 });
 
 describe("reflectionModelOverride", () => {

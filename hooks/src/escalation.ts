@@ -127,11 +127,16 @@ export function decideEscalation(
   };
 }
 
-/** The hook result for a decision: the chosen model, or nothing when no local model is named. */
+/**
+ * The hook result for a decision: the chosen model, or nothing. Without live escalation (disabled, or no cloud model)
+ * no run was headed for the cloud, so a local decision keeps the model the run's agent names: overriding it with
+ * the local model would ignore every agent's own model.
+ */
 export function modelOverrideFor(
   decision: EscalationDecision,
   config: PluginConfig["escalation"],
 ): { providerOverride: string; modelOverride: string } | undefined {
+  if (decision.target === "local" && (!config.enabled || config.cloud === undefined)) return undefined;
   const model = decision.target === "cloud" ? config.cloud : config.local;
   return model === undefined ? undefined : { providerOverride: model.provider, modelOverride: model.model };
 }

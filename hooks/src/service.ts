@@ -13,7 +13,13 @@ import type { HostLogger, HostPluginApi } from "./openclaw-api.js";
 import { reflectionSessionKey } from "./principal.js";
 import { backoffDelayMs } from "./queue-policy.js";
 import type { Queues } from "./queues.js";
-import { lastAssistantText, parseReflectionReply, reflectionMessage, toCortexDelta } from "./reflection.js";
+import {
+  lastAssistantText,
+  parseReflectionReply,
+  reflectionInstructions,
+  reflectionMessage,
+  toCortexDelta,
+} from "./reflection.js";
 import type { ServiceHandles, SharedState } from "./shared-state.js";
 
 /**
@@ -152,6 +158,7 @@ function reflectionRunner(params: {
         const run = await api.runtime.subagent.run({
           sessionKey,
           message: reflectionMessage(job),
+          extraSystemPrompt: reflectionInstructions,
           deliver: false,
           lightContext: true,
           promptMode: "minimal",
