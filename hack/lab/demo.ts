@@ -105,7 +105,7 @@ async function main(): Promise<void> {
   const { url, token } = await gatewayServiceAccess((args) => sh("kubectl", args), namespace, "moltbox");
   writeFileSync(tokenFile, token, { mode: 0o600 });
   const chat = (text: string) =>
-    `curl -s ${url}/v1/chat/completions -H "authorization: Bearer $(cat ${tokenFile})" -H 'content-type: application/json' -d '${JSON.stringify({ model: "openclaw", user: "alice", messages: [{ role: "user", content: text }] })}'`;
+    `curl -s ${url}/v1/chat/completions -H "authorization: Bearer $(cat ${tokenFile})" -H 'content-type: application/json' -d '${JSON.stringify({ model: "openclaw/main", user: "alice", messages: [{ role: "user", content: text }] })}'`;
   step(
     "A conversation through the gateway's Service (SmolLM2 on 2 CPU cores: about a minute)",
     chat("Hello! Who are you?"),

@@ -172,6 +172,7 @@ const openclawJson = JSON.stringify(
     ollamaUrl: "http://ollama:11434",
     cortexUrl: "http://cortex:8080",
     tokenBudget: 1200,
+    retrieveTimeoutMs: 2000,
     gatewayToken,
   }),
 );

@@ -8,6 +8,7 @@ import {
   buildOpenSearch,
   keepLiveStorage,
   requiredModelList,
+  retrieveTimeoutMs,
 } from "./children.js";
 import { gpuInventory, type NodeLike, quantityToMiB, selectProfile } from "./hardware-profiles.js";
 import { repairInterruptedDownloadsScript } from "./ollama-downloads.js";
@@ -327,6 +328,45 @@ describe("the appliance's children", () => {
       ),
     );
     expect(pod.runtimeClassName).toBe("gpu");
+  });
+});
+
+describe("the gateway pod's artifacts", () => {
+  it("are mounted read-only into every agent's workspace", () => {
+    const gateway = buildApplianceChildren(
+      context({ gateway: { agents: [{ id: "main" }, { id: "reader", model: "tool-user:1b" }] } }),
+    ).find((child) => child.kind === "Deployment" && child.metadata.name === "box-gateway");
+    const mounts = (
+      podOf(gateway).containers[0] as unknown as {
+        volumeMounts: { mountPath: string; subPath?: string; readOnly?: boolean }[];
+      }
+    ).volumeMounts.filter((mount) => mount.subPath === "cortex/repo/artifacts");
+    expect(mounts).toEqual([
+      {
+        name: "state",
+        mountPath: "/data/workspace/artifacts",
+        subPath: "cortex/repo/artifacts",
+        readOnly: true,
+      },
+      {
+        name: "state",
+        mountPath: "/data/workspace/reader/artifacts",
+        subPath: "cortex/repo/artifacts",
+        readOnly: true,
+      },
+    ]);
+  });
+});
+
+describe("the gateway's retrieve cap", () => {
+  it("is the spec's, else 250 ms with a GPU and 2 s on the CPU fallback", () => {
+    expect(retrieveTimeoutMs(context({}, { useGpu: true }))).toBe(250);
+    expect(retrieveTimeoutMs(context({}, { useGpu: false }))).toBe(2000);
+    expect(retrieveTimeoutMs(context({ cortex: { retrieval: { timeoutMs: 900 } } }, { useGpu: false }))).toBe(
+      900,
+    );
+    const config = JSON.stringify(gatewayConfigFor({}));
+    expect(config).toContain('"retrieveTimeoutMs":2000');
   });
 });
 

@@ -11,8 +11,9 @@ import { runtimeClassNameOf } from "./gpu.js";
 import { type HardwareProfile, quantityToMiB } from "./hardware-profiles.js";
 import { repairDownloadsContainer } from "./ollama-downloads.js";
 import {
+  agentWorkspaces,
   buildOpenClawConfig,
-  gatewayArtifactsDir,
+  gatewayArtifactsFolder,
   gatewayCortexTokenFile,
   gatewayPort,
   gatewayWorkspaceDir,
@@ -489,6 +490,15 @@ export function hooksPluginInitContainer(image: string) {
   };
 }
 
+/**
+ * The spec's retrieve cap, else one for the hardware: 250 ms with a GPU; 2 s on the CPU fallback, where a query's
+ * embedding waits behind the chat model's tokens in Ollama (0.1-0.5 s measured on the 2-core test bed, the 250 ms
+ * cap missed about one retrieval in three) and a turn takes tens of seconds anyway.
+ */
+export function retrieveTimeoutMs(ctx: Pick<ApplianceContext, "spec" | "useGpu">): number {
+  return ctx.spec.cortex.retrieval.timeoutMs ?? (ctx.useGpu ? 250 : 2000);
+}
+
 export function buildGateway(ctx: ApplianceContext): KubeObject[] {
   const config = buildOpenClawConfig({
     gateway: ctx.spec.gateway,
@@ -500,6 +510,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
     ollamaUrl: `http://${childName(ctx.name, "ollama")}:${ports.ollama}`,
     cortexUrl: serviceUrl(ctx, "cortex"),
     tokenBudget: ctx.spec.cortex.retrieval.tokenBudget,
+    retrieveTimeoutMs: retrieveTimeoutMs(ctx),
     gatewayToken: ctx.secrets.gatewayToken,
     household: ctx.spec.household,
   });
@@ -581,14 +592,15 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
               volumeMounts: [
                 { name: "state", mountPath: stateDir, subPath: "openclaw" },
                 { name: "state", mountPath: gatewayWorkspaceDir, subPath: "workspace" },
-                // Promoted artifacts, read-only: the agent reads what was approved and changes none of it, and
-                // sees nothing else of Cortex's repository (history, proposals' journal) or archive.
-                {
+                // Promoted artifacts, read-only, in every agent's workspace: an agent reads what was approved and
+                // changes none of it, and sees nothing else of Cortex's repository (history, proposals' journal)
+                // or archive.
+                ...agentWorkspaces(ctx.spec.gateway).map(({ workspace }) => ({
                   name: "state",
-                  mountPath: gatewayArtifactsDir,
+                  mountPath: `${workspace}/${gatewayArtifactsFolder}`,
                   subPath: cortexArtifactsSubPath,
                   readOnly: true,
-                },
+                })),
                 { name: "hooks", mountPath: hooksVolumeDir, readOnly: true },
                 { name: "cortex-token", mountPath: dirname(gatewayCortexTokenFile), readOnly: true },
                 { name: "tmp", mountPath: "/tmp" },

@@ -19,7 +19,7 @@ function configFor(specInput: unknown) {
     agents: {
       ownership?: string;
       defaults: { workspace: string; systemAgent?: { agentId: string } };
-      entries: Record<string, { model?: string }>;
+      entries: Record<string, { model?: string; workspace?: string }>;
     };
     plugins: { entries: { "remram-hooks": { config: Record<string, unknown> } } };
   };
@@ -94,13 +94,17 @@ describe("the gateway's agents", () => {
     expect(agents.defaults.systemAgent).toBeUndefined();
   });
 
-  it("are owned explicitly when there are several, the first answering what names no agent", () => {
+  it("are owned explicitly when there are several, the first owning what names no agent", () => {
     const { agents } = configFor({
       gateway: { agents: [{ id: "home" }, { id: "reader", model: "smollm2-135m-fewshot" }] },
     });
     expect(agents.ownership).toBe("explicit");
     expect(agents.defaults.systemAgent).toEqual({ agentId: "home" });
-    expect(agents.entries).toEqual({ home: {}, reader: { model: "ollama/smollm2-135m-fewshot" } });
+    // The first agent works in the workspace root, any other in a folder of it (as OpenClaw would put it).
+    expect(agents.entries).toEqual({
+      home: {},
+      reader: { model: "ollama/smollm2-135m-fewshot", workspace: `${gatewayWorkspaceDir}/reader` },
+    });
   });
 });
 

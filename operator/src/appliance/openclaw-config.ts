@@ -16,18 +16,37 @@ export const hooksVolumeDir = "/opt/remram-hooks";
 export const hooksPluginDir = `${hooksVolumeDir}/plugin`;
 /** The hooks plugin serves its Prometheus metrics here, on the pod's address (the gateway container's "metrics" port). */
 export const hooksMetricsPort = 9464;
-/** The agent's workspace: the only folder its file tools reach (tools.fs.workspaceOnly). */
+/** The first agent's workspace, and the parent of the others': the only folders file tools reach (workspaceOnly). */
 export const gatewayWorkspaceDir = "/data/workspace";
 /**
- * Promoted artifacts, inside the agent's workspace: a read-only mount of the artifacts folder of Cortex's own
- * repository, so the agent reads what was approved and can change none of it.
+ * Promoted artifacts, in each agent's workspace: a read-only mount of the artifacts folder of Cortex's own
+ * repository, so an agent reads what was approved and can change none of it.
  */
-export const gatewayArtifactsDir = `${gatewayWorkspaceDir}/artifacts`;
+export const gatewayArtifactsFolder = "artifacts";
 /**
  * Where the gateway pod mounts the Cortex token; the plugin reads it from there (never inline in the config).
  * Outside the workspace, so the agent's file tools cannot open it, and no shell tool exists to read it otherwise.
  */
 export const gatewayCortexTokenFile = "/var/run/secrets/remram/cortex/token";
+
+/** The gateway's agents: the spec's, or the single `main` agent. */
+export function gatewayAgents(gateway: RemramApplianceSpec["gateway"]): { id: string; model?: string }[] {
+  return gateway.agents ?? [{ id: "main" }];
+}
+
+/**
+ * Each agent's workspace, in spec order: the first agent's is the workspace root, any other's a folder of it named
+ * after the agent (OpenClaw's own choice, written out so that the pod's mounts and the config agree). Every one gets
+ * the promoted artifacts at `artifacts/`.
+ */
+export function agentWorkspaces(
+  gateway: RemramApplianceSpec["gateway"],
+): { id: string; workspace: string }[] {
+  return gatewayAgents(gateway).map((agent, index) => ({
+    id: agent.id,
+    workspace: index === 0 ? gatewayWorkspaceDir : `${gatewayWorkspaceDir}/${agent.id}`,
+  }));
+}
 
 /** Below this window the workspace's bootstrap files (AGENTS.md, SOUL.md, ...) would crowd out the conversation. */
 export const bootstrapContextMinimum = 16384;
@@ -66,6 +85,8 @@ export interface OpenClawConfigInput {
   cortexUrl: string;
   /** Ceiling of the injected knowledge bundle; the plugin sends it to Cortex as the retrieval budget. */
   tokenBudget: number;
+  /** How long a run waits for its knowledge (the plugin's retrieve cap). */
+  retrieveTimeoutMs: number;
   gatewayToken: string;
   household?: RemramApplianceSpec["household"];
 }
@@ -96,7 +117,8 @@ export function householdSettings(household: RemramApplianceSpec["household"]) {
 }
 
 export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, unknown> {
-  const agents = input.gateway.agents ?? [{ id: "main" }];
+  const agents = gatewayAgents(input.gateway);
+  const workspaces = new Map(agentWorkspaces(input.gateway).map((agent) => [agent.id, agent.workspace]));
   const { contextWindow, maxOutputTokens } = input.generation;
   const smallContext = contextWindow < bootstrapContextMinimum;
   const reflectionOutputTokens = Math.max(maxOutputTokens, reflectionOutputTokensMinimum);
@@ -149,8 +171,8 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       },
     },
     agents: {
-      // Several agents: OpenClaw 2026.9.6 requires explicit ownership, and the first agent owns what names no
-      // agent (channels without a binding, clients that ask for `openclaw`, system work).
+      // Several agents: OpenClaw 2026.9.6 requires explicit ownership; the first agent owns the gateway's own work
+      // and channels no binding routes. HTTP clients must then name an agent (`openclaw` alone answers 400).
       ...(agents.length > 1 ? { ownership: "explicit" } : {}),
       defaults: {
         ...(agents.length > 1 ? { systemAgent: { agentId: agents[0]?.id } } : {}),
@@ -162,7 +184,16 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       },
       // 2026.9.6 retired per-entry `default` markers.
       entries: Object.fromEntries(
-        agents.map((agent) => [agent.id, agent.model ? { model: `ollama/${agent.model}` } : {}]),
+        agents.map((agent) => {
+          const workspace = workspaces.get(agent.id);
+          return [
+            agent.id,
+            {
+              ...(agent.model ? { model: `ollama/${agent.model}` } : {}),
+              ...(workspace !== undefined && workspace !== gatewayWorkspaceDir ? { workspace } : {}),
+            },
+          ];
+        }),
       ),
     },
     session: {
@@ -200,7 +231,11 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
           },
           // Must validate against the plugin's configSchema (hooks/openclaw.plugin.json) or the gateway refuses to start.
           config: {
-            cortex: { url: input.cortexUrl, tokenFile: gatewayCortexTokenFile },
+            cortex: {
+              url: input.cortexUrl,
+              tokenFile: gatewayCortexTokenFile,
+              retrieveTimeoutMs: input.retrieveTimeoutMs,
+            },
             injection: { tokenCeiling: input.tokenBudget },
             ...(household === undefined ? {} : { principals: household.principals }),
             reflection: { model: { provider: reflectionProviderId, model: input.models.reflection } },

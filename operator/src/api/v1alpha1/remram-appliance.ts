@@ -147,6 +147,14 @@ const cortexSpec = z
           .max(200)
           .default(40)
           .describe("Candidates each Cortex retriever (BM25, vectors, facets) contributes in standard mode."),
+        timeoutMs: z
+          .int()
+          .min(10)
+          .max(5000)
+          .optional()
+          .describe(
+            "How long a run waits for its knowledge before it goes on without it (the hooks plugin's retrieve cap). Unset: 250 with a GPU, 2000 on the CPU fallback, where Ollama embeds the query between the chat model's tokens and a turn takes tens of seconds anyway.",
+          ),
       })
       .strict()
       .prefault({}),
@@ -190,7 +198,7 @@ const gatewaySpec = withCel(
       agents: listMap(z.array(gatewayAgent).min(1).max(16), "id")
         .optional()
         .describe(
-          "Agents; a single `main` agent when unset. The first is the default: it answers clients and channels that name no agent. An agent's own model is pulled like the roles' models.",
+          "Agents; a single `main` agent when unset. With several, the first owns the gateway's own work and channels no binding routes, and HTTP clients name an agent (model `openclaw/<id>`). An agent's own model is pulled like the roles' models.",
         ),
       dmScope: z
         .enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"])
