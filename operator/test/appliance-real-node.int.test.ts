@@ -27,7 +27,7 @@ import {
   upgradeOperator,
   writeMeasured,
 } from "./real-appliance.js";
-import { describeConversation, knownStatement, recall } from "./real-appliance-conversation.js";
+import { describeConversation, knownFact, knownFactQuestion, recall } from "./real-appliance-conversation.js";
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
 import { describeFaults } from "./real-appliance-faults.js";
 import { describeRestarts } from "./real-appliance-restarts.js";
@@ -151,7 +151,7 @@ describe("the appliance through `helm upgrade`", () => {
     expect(await uids("pods")).toEqual(podsBefore);
     expect(await uids("pvc")).toEqual(claimsBefore);
     // The data, as Cortex's API and the workspace repository show it.
-    expect(await recall("Where does my sister Ingrid live?")).toContain(knownStatement);
+    expect(await recall(knownFactQuestion)).toContain(knownFact);
     expect(await workspaceLog()).toContain(approvedCommit());
   }, 240_000);
 });

@@ -1,19 +1,33 @@
 // The knowledge loop's governed end on real pods: a DreamSchedule run in the Cortex pod proposes an artifact, the
 // in-cluster operator mirrors it as an ArtifactProposal, another user approves it with `kubectl remram approve`
 // (the plugin built here, on PATH, under that user's own kubeconfig) and Cortex commits it to the workspace
-// repository on its volume.
+// repository on its volume. An agent then reads the promoted artifact with its read tool (through the read-only
+// mount of the artifacts in its workspace), and the hooks plugin captures the tool's output into Cortex.
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { metricValue } from "../../hooks/src/testing/gateway-fixture.js";
 import { repoRoot, runDir } from "../../test/harness/src/paths.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { cortexRepoDir } from "../src/appliance/children.js";
-import { cortexApi, kubectl, kubectlAs, kubernetes, namespace } from "./real-appliance.js";
+import { gatewayWorkspaceDir } from "../src/appliance/openclaw-config.js";
+import {
+  cortexApi,
+  hooksDiagnostics,
+  hooksMetrics,
+  kubectl,
+  kubectlAs,
+  kubernetes,
+  namespace,
+  nodeInPod,
+} from "./real-appliance.js";
+import { recall, say, turnTimeoutMs } from "./real-appliance-conversation.js";
 
 const approver = "approver-bob";
 const approverUser = `system:serviceaccount:${namespace}:${approver}`;
 const pluginDir = join(runDir, `kubectl-plugins-${namespace}`);
 let promotedCommit: string | undefined;
+let promotedPath: string | undefined;
 
 /** The log of Cortex's repository in its pod: hash, then subject and body, per commit. */
 export function workspaceLog(): Promise<string> {
@@ -176,6 +190,46 @@ export function describeDreamApproval(): void {
       expect(entry).toContain(proposal.spec.proposalId);
       expect(entry).toContain(`approved by ${approverUser}`);
       promotedCommit = commitId;
+      promotedPath = proposal.spec.artifactPath;
     }, 420_000);
+
+    it(
+      "is read by an agent with its read tool, and the tool's output is captured into Cortex for the person",
+      async () => {
+        if (promotedPath === undefined) throw new Error("no artifact was promoted");
+        // The agent's workspace shows the approved artifact through its read-only mount.
+        const seen = await nodeInPod(
+          "gateway",
+          `console.log(require("node:fs").readFileSync(process.argv[1], "utf8"))`,
+          `${gatewayWorkspaceDir}/${promotedPath}`,
+        );
+        expect(seen).toContain("The boiler must be serviced every May");
+        const counter = (text: string, name: string) => metricValue(text, `remram_hooks_${name}_total`);
+        const before = await hooksMetrics();
+        // `reader` runs on the few-shot SmolLM2: offered tools, it calls read on the path it is given.
+        const { reply } = await say(`Please read the file ${promotedPath}`, "reader");
+        expect(reply.trim()).not.toBe("");
+        const after = await waitFor(
+          async () => {
+            const text = await hooksMetrics();
+            return counter(text, "ingested") > counter(before, "ingested") ? text : undefined;
+          },
+          { what: "the captured tool output ingested by Cortex", timeoutMs: 60_000, intervalMs: 1_000 },
+        );
+        expect(counter(after, "captures")).toBe(counter(before, "captures") + 1);
+        expect(counter(after, "ingest_failures")).toBe(counter(before, "ingest_failures"));
+        // The file's text came back from the tool (the artifact mount works) and is now the person's evidence.
+        const bundle = await recall("When must the boiler be serviced?", "reader");
+        // What Cortex holds of captured tool output, for the message should the check fail.
+        const stored = await nodeInPod(
+          "cortex",
+          `fetch(process.env.REMRAM_OPENSEARCH_URL + "/_search?q=sourceKind:tool_result&_source=text,scope,owner,privacy").then((r) => r.text()).then(console.log)`,
+        ).catch(String);
+        expect(bundle, `${bundle}\n${stored}\n${await hooksDiagnostics()}`).toMatch(
+          /\[read output L\d\].{0,400}?boiler must be serviced every May/,
+        );
+      },
+      turnTimeoutMs,
+    );
   });
 }

@@ -18,7 +18,7 @@ import {
   uids,
   upgradeOperator,
 } from "./real-appliance.js";
-import { knownStatement, recall, say } from "./real-appliance-conversation.js";
+import { knownFact, knownFactQuestion, recall, say } from "./real-appliance-conversation.js";
 import { approvedCommit, workspaceLog } from "./real-appliance-dream.js";
 
 /** Everything the operator makes for the appliance, and the proposals it mirrors. */
@@ -148,7 +148,7 @@ export function describeRestarts(): void {
         `node runtime restart: node Ready after ${node.nodeReadyMs} ms, appliance after ${readyAgainMs} ms`,
       );
       expect(await uids("pvc")).toEqual(claimsBefore);
-      expect(await recall("Where does my sister Ingrid live?")).toContain(knownStatement);
+      expect(await recall(knownFactQuestion)).toContain(knownFact);
       expect(await workspaceLog()).toContain(approvedCommit());
       expect((await say("Are you back?")).reply.trim()).not.toBe("");
     }, 600_000);

@@ -164,6 +164,25 @@ export async function hooksMetrics(): Promise<string> {
   );
 }
 
+/**
+ * What the plugin reports about its retrievals, injections, captures and reflections: its counters and the
+ * gateway's log lines for them, for the message of a failed check.
+ */
+export async function hooksDiagnostics(): Promise<string> {
+  const counters = (await hooksMetrics().catch(String))
+    .split("\n")
+    .filter((line) => /^remram_hooks_(inject|retrieve|captur|ingest|reflect|escalation)/.test(line));
+  const log = await kubectl(["-n", namespace, "logs", "deployment/moltbox-gateway", "-c", "gateway"]).catch(
+    String,
+  );
+  const events = log
+    .split("\n")
+    .filter((line) =>
+      /injection_skipped|retrieve_failed|reflect|capture|ingest|escalation_decision/.test(line),
+    );
+  return `plugin counters:\n${counters.join("\n")}\ngateway log:\n${events.slice(-30).join("\n")}`;
+}
+
 /** The gateway's Service address and token, as a channel or client on the box would use them. */
 export const gatewayAccess = () => gatewayServiceAccess(kubectl, namespace, "moltbox");
 
