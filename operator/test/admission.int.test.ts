@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { operatorUsername } from "../src/api/approval-policy.js";
 import { defaultOperatorNamespace, defaultOperatorServiceAccount } from "../src/api/generated-files.js";
-import { sandboxRefusal } from "../src/api/v1alpha1/remram-appliance.js";
+import { artifactsAgentRefusal, sandboxRefusal } from "../src/api/v1alpha1/remram-appliance.js";
 import { KubeApiError, type KubeClient } from "../src/runtime/kube-client.js";
 import { adminClient, createNamespace, installCrds, runSuffix } from "./cluster.js";
 
@@ -158,6 +158,12 @@ const invalid: [string, string, unknown, string][] = [
     "remramappliances",
     appliance("box", { gateway: { agents: [{ id: "main" }, { id: "main" }] } }),
     "Duplicate value",
+  ],
+  [
+    "an agent named artifacts (its workspace would be the read-only artifacts mount)",
+    "remramappliances",
+    appliance("box", { gateway: { agents: [{ id: "main" }, { id: "artifacts" }] } }),
+    artifactsAgentRefusal,
   ],
   [
     "unknown dmScope",

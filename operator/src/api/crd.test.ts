@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type JsonSchema, openApiSchemaFor, toStructuralSchema } from "./crd.js";
 import { generatedFiles } from "./generated-files.js";
-import { allKinds, remramApplianceKind, sandboxRefusal } from "./v1alpha1/index.js";
+import { allKinds, artifactsAgentRefusal, remramApplianceKind, sandboxRefusal } from "./v1alpha1/index.js";
 
 const repoRoot = join(import.meta.dirname, "../../..");
 
@@ -58,6 +58,11 @@ describe("the generated CRDs", () => {
     expect(sandbox).toMatchObject({ default: "off", enum: ["off", "non-main", "all"] });
     expect(gateway["x-kubernetes-validations"]).toEqual([
       { rule: "!has(self.sandbox) || self.sandbox == 'off'", message: sandboxRefusal, fieldPath: ".sandbox" },
+      {
+        rule: "!has(self.agents) || self.agents.all(a, a.id != 'artifacts')",
+        message: artifactsAgentRefusal,
+        fieldPath: ".agents",
+      },
     ]);
     expect(sandboxRefusal).toMatch(/Docker daemon.*use off/);
   });

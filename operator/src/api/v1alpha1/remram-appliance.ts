@@ -187,6 +187,10 @@ const gatewayAgent = z
   })
   .strict();
 
+/** Shown when an agent is named `artifacts` (operator/test/admission.int.test.ts). */
+export const artifactsAgentRefusal =
+  "an agent may not be named artifacts: an agent after the first works in the workspace folder named after it, and artifacts/ there is the read-only mount of the approved artifacts";
+
 /** Shown when a sandbox mode other than off is refused at admission (operator/test/admission.int.test.ts). */
 export const sandboxRefusal =
   "sandbox modes non-main and all need a Docker daemon, which the gateway pod does not have; use off (tools then run in the gateway container, under its restricted security context and OpenClaw's tool policy)";
@@ -234,6 +238,11 @@ const gatewaySpec = withCel(
     rule: "!has(self.sandbox) || self.sandbox == 'off'",
     message: sandboxRefusal,
     fieldPath: ".sandbox",
+  },
+  {
+    rule: "!has(self.agents) || self.agents.all(a, a.id != 'artifacts')",
+    message: artifactsAgentRefusal,
+    fieldPath: ".agents",
   },
 );
 
