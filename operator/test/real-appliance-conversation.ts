@@ -61,18 +61,13 @@ export function describeConversation(): void {
         const text = await waitFor(
           async () => {
             const metrics = await hooksMetrics();
-            if (metricValue(metrics, "remram_hooks_reflections_total", 'outcome="stored"') > 0)
-              return metrics;
-            // Thrown, so a timeout names how far the reflection got.
-            throw new Error(
-              metrics
-                .split("\n")
-                .filter((line) => /^remram_hooks_(reflections|reflect|queue)/.test(line))
-                .join("; "),
-            );
+            return metricValue(metrics, "remram_hooks_reflections_total", 'outcome="stored"') > 0
+              ? metrics
+              : undefined;
           },
           { what: "the turn's reflection stored in Cortex", timeoutMs: 300_000, intervalMs: 5_000 },
         ).catch(async (error: unknown) => {
+          // How far the reflection got: the plugin's counters (queue depths included) and hook log.
           throw new Error(`${String(error)}\n${await hooksDiagnostics()}`);
         });
         // The retrieval reached Cortex (NetworkPolicy, Service, token) and did not fail.

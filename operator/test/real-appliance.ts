@@ -171,7 +171,7 @@ export async function hooksMetrics(): Promise<string> {
 export async function hooksDiagnostics(): Promise<string> {
   const counters = (await hooksMetrics().catch(String))
     .split("\n")
-    .filter((line) => /^remram_hooks_(inject|retrieve|captur|ingest|reflect|escalation)/.test(line));
+    .filter((line) => /^remram_hooks_(inject|retrieve|captur|ingest|reflect|escalation|queue)/.test(line));
   const log = await kubectl(["-n", namespace, "logs", "deployment/moltbox-gateway", "-c", "gateway"]).catch(
     String,
   );

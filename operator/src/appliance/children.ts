@@ -13,6 +13,7 @@ import { repairDownloadsContainer } from "./ollama-downloads.js";
 import {
   agentWorkspaces,
   buildOpenClawConfig,
+  gatewayAgents,
   gatewayArtifactsFolder,
   gatewayCortexTokenFile,
   gatewayPort,
@@ -327,7 +328,7 @@ export function requiredModelList(
     name: byRole[role],
   }));
   const named = new Set(roles.map((model) => model.name));
-  const agentModels = (ctx.spec.gateway.agents ?? []).flatMap((agent) =>
+  const agentModels = gatewayAgents(ctx.spec.gateway).flatMap((agent) =>
     agent.model !== undefined && !named.has(agent.model) ? [agent.model] : [],
   );
   return [...roles, ...[...new Set(agentModels)].map((name) => ({ role: "agent" as const, name }))];

@@ -41,9 +41,9 @@ export function gatewayAgents(gateway: RemramApplianceSpec["gateway"]): { id: st
  */
 export function agentWorkspaces(
   gateway: RemramApplianceSpec["gateway"],
-): { id: string; workspace: string }[] {
+): { id: string; model?: string; workspace: string }[] {
   return gatewayAgents(gateway).map((agent, index) => ({
-    id: agent.id,
+    ...agent,
     workspace: index === 0 ? gatewayWorkspaceDir : `${gatewayWorkspaceDir}/${agent.id}`,
   }));
 }
@@ -117,8 +117,7 @@ export function householdSettings(household: RemramApplianceSpec["household"]) {
 }
 
 export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, unknown> {
-  const agents = gatewayAgents(input.gateway);
-  const workspaces = new Map(agentWorkspaces(input.gateway).map((agent) => [agent.id, agent.workspace]));
+  const agents = agentWorkspaces(input.gateway);
   const { contextWindow, maxOutputTokens } = input.generation;
   const smallContext = contextWindow < bootstrapContextMinimum;
   const reflectionOutputTokens = Math.max(maxOutputTokens, reflectionOutputTokensMinimum);
@@ -184,16 +183,13 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       },
       // 2026.9.6 retired per-entry `default` markers.
       entries: Object.fromEntries(
-        agents.map((agent) => {
-          const workspace = workspaces.get(agent.id);
-          return [
-            agent.id,
-            {
-              ...(agent.model ? { model: `ollama/${agent.model}` } : {}),
-              ...(workspace !== undefined && workspace !== gatewayWorkspaceDir ? { workspace } : {}),
-            },
-          ];
-        }),
+        agents.map(({ id, model, workspace }) => [
+          id,
+          {
+            ...(model ? { model: `ollama/${model}` } : {}),
+            ...(workspace !== gatewayWorkspaceDir ? { workspace } : {}),
+          },
+        ]),
       ),
     },
     session: {
