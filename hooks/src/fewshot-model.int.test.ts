@@ -24,13 +24,24 @@ const readTool = {
   },
 };
 
-/** What OpenClaw puts before the person's words in the user message the model gets. */
-const envelope = "[Tue 2026-11-24 22:03 UTC] ";
+/**
+ * What OpenClaw puts before the person's words in the user message the model gets, at times whose first reply once
+ * differed ("02:44" drew "{}" from the reflection grammar before the template ended in the assistant's newline).
+ */
+const envelopes = [
+  "[Tue 2026-11-24 22:03 UTC] ",
+  "[Wed 2026-11-25 02:44 UTC] ",
+  "[Sun 2027-03-07 05:58 UTC] ",
+  "",
+];
 const told = "Please remember that my sister Ingrid lives in Bergen and visits every June.";
 const system = { role: "system", content: "You are a personal assistant running inside OpenClaw." };
 
-/** The delta the model writes for one finished turn, through the plugin's own prompt, schema and parser. */
-async function reflect(user: string, assistant: string) {
+/**
+ * The delta the model writes for one finished turn, through the plugin's own prompt, schema and parser; `runEnvelope`
+ * is what OpenClaw may put before the reflection run's own message.
+ */
+async function reflect(user: string, assistant: string, runEnvelope = "") {
   const job = buildReflectionJob({
     jobId: "j-1",
     principal: { userId: "alice", agentId: "main" },
@@ -48,7 +59,7 @@ async function reflect(user: string, assistant: string) {
     model,
     messages: [
       { role: "system", content: reflectionInstructions },
-      { role: "user", content: reflectionMessage(job) },
+      { role: "user", content: `${runEnvelope}${reflectionMessage(job)}` },
     ],
     format: json_schema.schema,
   });
@@ -58,7 +69,7 @@ async function reflect(user: string, assistant: string) {
 }
 
 describe("the test bed's few-shot SmolLM2", () => {
-  it("offered tools, acknowledges what the person tells it", async () => {
+  it.each(envelopes)("offered tools, acknowledges what the person tells it (%j)", async (envelope) => {
     const reply = await ollama.chat({
       model,
       messages: [system, { role: "user", content: `${envelope}${told}` }],
@@ -68,15 +79,24 @@ describe("the test bed's few-shot SmolLM2", () => {
     expect(reply.message.content.trim()).toBe("Noted.");
   });
 
-  it("reflects what the person told as a fact, through the plugin's reflection prompt and schema", async () => {
-    const delta = await reflect(`${envelope}${told}`, "Noted.");
-    expect(delta.items).toHaveLength(1);
-    expect(delta.items[0]?.statement).toContain("Ingrid lives in Bergen");
-  });
+  it.each(envelopes)(
+    "reflects what the person told as a fact, through the plugin's prompt and schema (%j)",
+    async (envelope) => {
+      const delta = await reflect(`${envelope}${told}`, "Noted.");
+      expect(delta.items).toHaveLength(1);
+      expect(delta.items[0]?.statement).toContain("Ingrid lives in Bergen");
+      const other = await reflect(
+        `${envelope}Our neighbour Sven keeps bees behind the old barn.`,
+        "How lovely!",
+        envelope,
+      );
+      expect(other.items[0]?.statement).toContain("Sven keeps bees behind the old barn");
+    },
+  );
 
   it("offered tools, calls read on the file the person names, then says it read it", async () => {
     const path = "artifacts/households/home/constraints.md";
-    for (const ask of [`${envelope}Please read the file ${path}`, `Please read the file ${path}`]) {
+    for (const ask of envelopes.map((envelope) => `${envelope}Please read the file ${path}`)) {
       const messages = [system, { role: "user", content: ask }];
       const first = await ollama.chat({ model, messages, tools: [readTool] });
       expect(first.message.tool_calls?.[0]?.function).toMatchObject({ name: "read", arguments: { path } });

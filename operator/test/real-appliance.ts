@@ -180,7 +180,20 @@ export async function hooksDiagnostics(): Promise<string> {
     .filter((line) =>
       /injection_skipped|retrieve_failed|reflect|capture|ingest|escalation_decision/.test(line),
     );
-  return `plugin counters:\n${counters.join("\n")}\ngateway log:\n${events.slice(-30).join("\n")}`;
+  // What the models were asked and answered (the reflection's run included): the newest session transcripts' tails.
+  const sessions = await kubectl([
+    "-n",
+    namespace,
+    "exec",
+    "deployment/moltbox-gateway",
+    "-c",
+    "gateway",
+    "--",
+    "sh",
+    "-c",
+    'for f in $(ls -t /home/node/.openclaw/agents/*/sessions/*.jsonl | head -n 4); do echo "== $f"; tail -c 2000 "$f"; echo; done',
+  ]).catch(String);
+  return `plugin counters:\n${counters.join("\n")}\ngateway log:\n${events.slice(-30).join("\n")}\nsessions:\n${sessions}`;
 }
 
 /** The gateway's Service address and token, as a channel or client on the box would use them. */
