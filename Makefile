@@ -33,8 +33,9 @@ test-unit: ## Unit tier only (pure logic, nothing started)
 test-integration: ## Integration tier only (starts and stops the real test bed itself)
 	vitest run --project integration
 
-lint: deps ## Biome (lint + format check) and a strict type check of every package, tests and benchmarks included
+lint: deps ## Biome (lint + format check), Cortex's layer rule (.dependency-cruiser.cjs) and strict types everywhere
 	biome check .
+	depcruise --config .dependency-cruiser.cjs cortex/src
 	tsc -b
 	tsc -p tsconfig.tests.json
 

@@ -21,7 +21,8 @@ import { cortexConfig } from "../cortex/src/config.js";
 import { knowledgeIdFor, planIngest } from "../cortex/src/core/ingest-plan.js";
 import { ingestEvent } from "../cortex/src/schemas/ingest.js";
 import type { RetrieveResponse } from "../cortex/src/schemas/retrieve.js";
-import { knowledgeWriteLines, request } from "../cortex/src/store/opensearch.js";
+import { request } from "../cortex/src/store/client.js";
+import { knowledgeWriteLines } from "../cortex/src/store/documents.js";
 import {
   bulkCorpus,
   corpusPrincipal,

@@ -10,56 +10,29 @@ import Fastify, {
   LogController,
 } from "fastify";
 import {
-  hasZodFastifySchemaValidationErrors,
   jsonSchemaTransform,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
-import { bearerMatches, openPaths } from "./auth.js";
+import { authenticated } from "./auth.js";
 import type { CortexConfig } from "./config.js";
+import type { CortexContext } from "./context.js";
+import { dimensionsRoutes } from "./dimensions/routes.js";
+import { healthRoutes } from "./health/routes.js";
+import { errorHandler, serviceUnavailable } from "./http-errors.js";
+import { ingestRoutes } from "./ingest/routes.js";
+import { PolicyHolder } from "./knowledge/dimension-policy.js";
+import { UsageTracker } from "./knowledge/usage.js";
 import { type CortexMetrics, createMetrics } from "./metrics.js";
-import { dimensionsRoutes } from "./routes/dimensions.js";
-import { healthRoutes } from "./routes/health.js";
-import { ingestRoutes } from "./routes/ingest.js";
-import { retrieveRoutes } from "./routes/retrieve.js";
-import { PolicyHolder } from "./services/dimensions.js";
-import type { RetrievalSettings } from "./services/retrieve.js";
-import { UsageTracker } from "./services/usage.js";
-import { createOllamaEmbedder, type Embedder } from "./store/embedder.js";
-import {
-  type CortexStore,
-  countObjectsByTypeAndStatus,
-  createStore,
-  ensureIndices,
-  incrementUsage,
-  StoreUnavailableError,
-} from "./store/opensearch.js";
+import { retrieveRoutes } from "./retrieve/routes.js";
+import { createStore } from "./store/client.js";
+import { countObjectsByTypeAndStatus, incrementUsage } from "./store/counters.js";
+import { createOllamaEmbedder } from "./store/embedder.js";
+import { ensureIndices } from "./store/indices.js";
 
-/** What every route plugin can use, as `app.cortex`. */
 /** How long a write waits for the index set-up at start-up before it is refused with 503. */
 const writeSetupWaitMs = 10_000;
-
-export interface CortexContext {
-  config: CortexConfig;
-  store: CortexStore;
-  embedder: Embedder | null;
-  policy: PolicyHolder;
-  metrics: CortexMetrics;
-  usage: UsageTracker;
-  retrieval: RetrievalSettings;
-  clock: () => Date;
-  /** True once the indices exist and the stored policy is loaded. */
-  isInitialized: () => boolean;
-  /** Resolves when initialization succeeded (it retries until then, or until the app closes). */
-  initialized: Promise<void>;
-}
-
-declare module "fastify" {
-  interface FastifyInstance {
-    cortex: CortexContext;
-  }
-}
 
 export interface BuildAppOptions {
   config: CortexConfig;
@@ -165,32 +138,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     transform: jsonSchemaTransform,
   });
 
-  app.addHook("onRequest", async (request, reply) => {
-    const path = request.url.split("?")[0] ?? "";
-    if (openPaths.has(path)) return;
-    if (!bearerMatches(request.headers.authorization, config.token)) {
-      await reply
-        .code(401)
-        .header("WWW-Authenticate", 'Bearer realm="cortex"')
-        .send({ statusCode: 401, error: "Unauthorized", message: "missing or wrong bearer token" });
-    }
-  });
   // A write before the index set-up finished would make OpenSearch auto-create a bare index under an alias's
   // name, without mappings. Writes wait briefly for the set-up, then get 503; reads answer degraded on their own.
-  app.addHook("preHandler", async (request, reply) => {
+  app.addHook("preHandler", async (request) => {
     if (initializedFlag || request.method === "GET" || request.method === "HEAD") return;
     if (request.routeOptions.url === "/retrieve") return;
     const ready = await Promise.race([
       initialized.then(() => true),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), writeSetupWaitMs).unref()),
     ]);
-    if (!ready) {
-      await reply.code(503).header("Retry-After", "5").send({
-        statusCode: 503,
-        error: "Service Unavailable",
-        message: "Cortex is still setting up its OpenSearch indices; retry shortly",
-      });
-    }
+    if (!ready) throw serviceUnavailable("Cortex is still setting up its OpenSearch indices; retry shortly");
   });
   app.addHook("onResponse", async (request, reply) => {
     metrics.httpDuration.observe(
@@ -203,40 +160,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     );
   });
 
-  app.setErrorHandler(async (error, request, reply) => {
-    if (hasZodFastifySchemaValidationErrors(error)) {
-      const details = error.validation.map(
-        (issue) =>
-          `${error.validationContext ?? "body"}${issue.instancePath.replaceAll("/", ".")}: ${issue.message}`,
-      );
-      return reply.code(400).send({ statusCode: 400, error: "Bad Request", message: details.join("; ") });
-    }
-    if (error instanceof StoreUnavailableError) {
-      request.log.warn({ err: error }, "OpenSearch unavailable");
-      return reply
-        .code(503)
-        .header("Retry-After", "5")
-        .send({
-          statusCode: 503,
-          error: "Service Unavailable",
-          message: `OpenSearch unavailable: ${error.message}`,
-        });
-    }
-    const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
-    if (statusCode >= 500) request.log.error({ err: error }, "request failed");
-    const message = error instanceof Error ? error.message : String(error);
-    return reply
-      .code(statusCode)
-      .send({ statusCode, error: statusCode >= 500 ? "Internal Server Error" : "Bad Request", message });
-  });
+  app.setErrorHandler(errorHandler);
 
+  // Open: liveness, readiness, metrics and the API description. Everything else needs the bearer token.
   await app.register(healthRoutes);
-  await app.register(ingestRoutes);
-  await app.register(retrieveRoutes);
-  await app.register(dimensionsRoutes);
-  for (const plugin of options.plugins ?? []) await app.register(plugin);
-
   app.get("/docs/json", { schema: { hide: true } }, async () => app.swagger());
+  await authenticated(app, config.token, [
+    ingestRoutes,
+    retrieveRoutes,
+    dimensionsRoutes,
+    ...(options.plugins ?? []),
+  ]);
 
   app.addHook("onClose", async () => {
     closing = true;

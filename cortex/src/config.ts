@@ -73,7 +73,7 @@ const envKeys: Record<string, keyof CortexConfig> = {
 };
 
 /**
- * The names the operator's Cortex Deployment sets (operator/src/appliance/children.ts); a CORTEX_* variable of
+ * The names the operator's Cortex Deployment sets (operator/src/appliance/children/cortex.ts); a CORTEX_* variable of
  * the same meaning wins over them.
  */
 const sharedEnvKeys: Record<string, keyof CortexConfig> = {

@@ -5,7 +5,7 @@
 import { dirname, join } from "node:path";
 import { buildApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { maturationPlugin } from "./dream/maturation-plugin.js";
+import { maturationPlugin } from "./maturation.js";
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from "fastify";
-import { archiveRoutes } from "../archive/routes.js";
-import { ArchiveStore } from "../archive/store.js";
-import { type GitIdentity, GitPromoter } from "../promote/git-promoter.js";
-import { promoteRoutes } from "../promote/routes.js";
-import { reflectRoutes } from "../reflect/routes.js";
-import { ensureMaturationIndices, type MaturationIndices } from "./records.js";
-import { dreamRoutes } from "./routes.js";
-import { DreamRunner } from "./service.js";
+import { archiveRoutes } from "./archive/routes.js";
+import { ArchiveStore } from "./archive/store.js";
+import { dreamRoutes } from "./dream/routes.js";
+import { DreamRunner } from "./dream/service.js";
+import { ensureMaturationIndices, type MaturationIndices } from "./knowledge/records.js";
+import { type GitIdentity, GitPromoter } from "./promote/git-promoter.js";
+import { promoteRoutes } from "./promote/routes.js";
+import { reflectRoutes } from "./reflect/routes.js";
 
 /** Where reflection, dream, promotion and the archive keep their files, and who commits artifacts. */
 export interface MaturationOptions {

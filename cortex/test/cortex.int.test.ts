@@ -6,7 +6,8 @@ import { countTokens } from "gpt-tokenizer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../src/schemas/common.js";
 import type { KnowledgeObject } from "../src/schemas/knowledge.js";
-import { createDocuments, knowledgeDocument } from "../src/store/opensearch.js";
+import { knowledgeDocument } from "../src/store/documents.js";
+import { createDocuments } from "../src/store/writes.js";
 import { auth, deadUrl, dropIndices, ingestEvents, retrieveFor, startCortex } from "./helpers.js";
 
 const { url: opensearchUrl } = testbedEndpoints("opensearch");

@@ -1,9 +1,9 @@
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadObjects, writeObjects } from "../src/reflect/repository.js";
+import { loadObjects, writeObjects } from "../src/knowledge/repository.js";
 import type { KnowledgeObject } from "../src/schemas/knowledge.js";
-import { request } from "../src/store/opensearch.js";
+import { request } from "../src/store/client.js";
 import { dropIndices, ingestEvents, retrieveFor, startCortex } from "./helpers.js";
 
 const { url: opensearchUrl } = testbedEndpoints("opensearch");

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../core/canonical-json.js";
 import {
   canonicalise,
-  canonicalJson,
   clampAxis,
   coordinatesFor,
   dayOffset,

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { knowledgeObject } from "./fixtures.js";
+import { knowledgeObject } from "../testing/fixtures.js";
 import { compareClaims, findCorrectionTargets, matchDeltaItem } from "./match.js";
 
 const alice = { kind: "user" as const, ownerIds: ["alice"] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { knowledgeObject } from "../reflect/fixtures.js";
+import { knowledgeObject } from "../testing/fixtures.js";
 import { sha256Digest } from "./digest.js";
 import {
   artifactPath,

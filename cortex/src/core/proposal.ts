@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from "diff";
-import { isLive, type KnowledgeType, type MaturingObject, type Scope } from "../reflect/knowledge.js";
 import { sha256Digest } from "./digest.js";
+import { isLive, type KnowledgeType, type MaturingObject, type Scope } from "./knowledge.js";
 
 /**
  * Artifact proposals (seed 000 §4.9, §5.8): validated knowledge rendered as Markdown at a workspace-relative

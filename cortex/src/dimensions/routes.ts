@@ -6,7 +6,7 @@ import {
   putDimensionsResponse,
 } from "../schemas/dimensions.js";
 import { errorResponse } from "../schemas/index.js";
-import { listCandidateDimensions } from "../store/opensearch.js";
+import { listCandidateDimensions } from "../store/counters.js";
 
 export const dimensionsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { knowledgeObject } from "../reflect/fixtures.js";
+import { knowledgeObject } from "../testing/fixtures.js";
 import { detectContradictions, resolveContradiction, reviewItemId } from "./contradictions.js";
 
 const claim = (object: string) => ({ subject: "alice", predicate: "prefers drink", object });

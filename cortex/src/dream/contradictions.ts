@@ -1,13 +1,7 @@
 import { createHash } from "node:crypto";
-import {
-  isLive,
-  type MaturingObject,
-  normaliseClaimPart,
-  sameScope,
-  scopeKey,
-} from "../reflect/knowledge.js";
-import { compareClaims } from "../reflect/match.js";
-import { areOpposites, defaultOppositeOverlap } from "../reflect/polarity.js";
+import { isLive, type MaturingObject, normaliseClaimPart, sameScope, scopeKey } from "../core/knowledge.js";
+import { compareClaims } from "../core/match.js";
+import { areOpposites, defaultOppositeOverlap } from "../core/polarity.js";
 
 /**
  * Contradiction detection and resolution by evidence (seed 000 §5.7). Detection is deterministic: claim

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { knowledgeObject } from "../reflect/fixtures.js";
-import type { MaturingObject } from "../reflect/knowledge.js";
+import type { MaturingObject } from "../core/knowledge.js";
+import { knowledgeObject } from "../testing/fixtures.js";
 import { type DreamInput, dreamCountNames, dreamReport, planDreamCycle } from "./cycle.js";
 
 const now = "2026-03-01T00:00:00.000Z";

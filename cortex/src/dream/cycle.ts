@@ -1,12 +1,12 @@
+import { applyConfidenceEvent } from "../core/confidence.js";
+import { addLink, isLive, type MaturingObject } from "../core/knowledge.js";
+import { invalidate } from "../core/lifecycle.js";
 import {
   defaultPromotionCriteria,
   generateProposals,
   type PromotionCriteria,
   type ProposalDraft,
-} from "../promote/proposal.js";
-import { applyConfidenceEvent } from "../reflect/confidence.js";
-import { addLink, isLive, type MaturingObject } from "../reflect/knowledge.js";
-import { invalidate } from "../reflect/plan.js";
+} from "../core/proposal.js";
 import {
   type ContradictionOptions,
   defaultContradictionOptions,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { knowledgeObject } from "../reflect/fixtures.js";
+import { knowledgeObject } from "../testing/fixtures.js";
 import { sweepDecay } from "./decay.js";
 
 const reinforced = "2026-01-01T00:00:00.000Z";

@@ -4,8 +4,8 @@ import {
   decayForDisuse,
   defaultConfidenceConstants,
   idleDays,
-} from "../reflect/confidence.js";
-import { isLive, type MaturingObject } from "../reflect/knowledge.js";
+} from "../core/confidence.js";
+import { isLive, type MaturingObject } from "../core/knowledge.js";
 
 /**
  * Decay and demotion (seed 000 §5.9): confidence of unreinforced objects decays with disuse, and an object

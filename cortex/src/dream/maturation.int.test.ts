@@ -7,9 +7,9 @@ import { simpleGit } from "simple-git";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildApp } from "../app.js";
 import { cortexConfig } from "../config.js";
+import { maturationIndices } from "../knowledge/records.js";
+import { maturationPlugin } from "../maturation.js";
 import type { KnowledgeObject } from "../schemas/knowledge.js";
-import { maturationPlugin } from "./maturation-plugin.js";
-import { maturationIndices } from "./records.js";
 
 const token = "maturation-test-token-0123456789";
 const headers = { authorization: `Bearer ${token}` };

@@ -7,9 +7,9 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../app.js";
 import { cortexConfig } from "../config.js";
+import { maturationIndices } from "../knowledge/records.js";
+import { maturationPlugin } from "../maturation.js";
 import type { RetrieveResponse } from "../schemas/retrieve.js";
-import { maturationPlugin } from "./maturation-plugin.js";
-import { maturationIndices } from "./records.js";
 
 const token = "neighbour-graph-test-token-0123456789";
 const headers = { authorization: `Bearer ${token}` };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { knowledgeObject } from "../reflect/fixtures.js";
+import { knowledgeObject } from "../testing/fixtures.js";
 import { clusterPatterns, consolidatePrinciples, principleId } from "./principles.js";
 
 const now = "2026-03-01T00:00:00.000Z";

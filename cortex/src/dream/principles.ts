@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { applyConfidenceEvent, defaultConfidenceConstants } from "../reflect/confidence.js";
+import { applyConfidenceEvent, defaultConfidenceConstants } from "../core/confidence.js";
 import {
   addLink,
   isLive,
@@ -8,7 +8,7 @@ import {
   sameScope,
   scopeKey,
   sortedUnion,
-} from "../reflect/knowledge.js";
+} from "../core/knowledge.js";
 import type { SimilarPair } from "./contradictions.js";
 
 /**

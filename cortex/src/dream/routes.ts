@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { conflict, notFound } from "../http-errors.js";
+import { getRecord, type MaturationIndices } from "../knowledge/records.js";
 import { errorResponse } from "../schemas/index.js";
 import { type DreamReport, dreamCountNames } from "./cycle.js";
-import { getRecord, type MaturationIndices } from "./records.js";
 import { DreamBusyError, type DreamRunner } from "./service.js";
 
 export const dreamRequest = z
@@ -99,15 +100,13 @@ export function dreamRoutes(
           },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         try {
           const { report } = runner.run(request.body);
           return withRunId(await report);
         } catch (error) {
           if (!(error instanceof DreamBusyError)) throw error;
-          return reply
-            .code(409)
-            .send({ statusCode: 409, error: "Conflict", message: error.message, cycleId: error.cycleId });
+          throw conflict(error.message, { cycleId: error.cycleId });
         }
       },
     );
@@ -151,11 +150,7 @@ export function dreamRoutes(
           request.params.cycleId,
         );
         if (!record) {
-          return reply.code(404).send({
-            statusCode: 404,
-            error: "Not Found",
-            message: `no dream cycle ${request.params.cycleId}`,
-          });
+          throw notFound(`no dream cycle ${request.params.cycleId}`);
         }
         return withRunId(record.body);
       },

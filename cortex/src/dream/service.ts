@@ -1,31 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
-import { join, relative } from "node:path";
 import { Gauge, Histogram, type Registry } from "prom-client";
-import type { CortexContext } from "../app.js";
-import type { ProposalDraft } from "../promote/proposal.js";
-import { addLink, type MaturingObject } from "../reflect/knowledge.js";
-import { applyMaturing, scopeOf, toMaturing } from "../reflect/mapping.js";
-import {
-  cosineFromScore,
-  type DocumentVersion,
-  loadObjects,
-  loadVectors,
-  type ObjectUpdate,
-  scanObjects,
-  scopeFilter,
-  writeObjects,
-} from "../reflect/repository.js";
+import type { CortexContext } from "../context.js";
+import { toMaturing } from "../knowledge/mapping.js";
+import { listRecords, type MaturationIndices, writeRecords } from "../knowledge/records.js";
+import { type DocumentVersion, loadObjects, scanObjects, writeObjects } from "../knowledge/repository.js";
 import type { CandidateDimension } from "../schemas/dimensions.js";
 import type { KnowledgeObject } from "../schemas/knowledge.js";
-import {
-  bulk,
-  listCandidateDimensions,
-  multiSearch,
-  scanDocuments,
-  request as storeRequest,
-  vectorDocument,
-} from "../store/opensearch.js";
+import { request as storeRequest } from "../store/client.js";
+import { listCandidateDimensions } from "../store/counters.js";
+import { scanDocuments } from "../store/reads.js";
+import { bulk } from "../store/writes.js";
+import { readArtifacts } from "./artifacts.js";
 import {
   type DreamInput,
   type DreamReport,
@@ -35,13 +20,13 @@ import {
   planDreamCycle,
 } from "./cycle.js";
 import {
-  type NeighbourList,
-  neighbourListFrom,
-  neighbourLookupOrder,
-  neighboursPerObject,
-  pairsFromNeighbourLists,
-} from "./neighbours.js";
-import { getRecord, listRecords, type MaturationIndices, writeRecords } from "./records.js";
+  objectChanges,
+  principleVectors,
+  proposalRecords,
+  reviewAndPromotionRecords,
+} from "./cycle-writes.js";
+import { lookUpNeighbours } from "./neighbour-lookup.js";
+import { type NeighbourList, neighbourLookupOrder, pairsFromNeighbourLists } from "./neighbours.js";
 
 /**
  * The dream cycle's shell: single-flight, incremental (objects changed since the last cycle started, plus a
@@ -58,14 +43,6 @@ export interface DreamRequest {
   neighbourLookupSeconds?: number | undefined;
 }
 
-export interface ProposalRecordBody extends ProposalDraft {
-  scope: MaturingObject["scope"];
-  privacy: KnowledgeObject["privacy"];
-  cycleId: string;
-  decision?: { decision: "denied"; by: string; reason?: string | undefined; at: string } | undefined;
-  promotion?: { commitId: string; approvedBy: string; at: string } | undefined;
-}
-
 export interface DreamProgress {
   cycleId: string;
   startedAt: string;
@@ -80,9 +57,6 @@ export class DreamBusyError extends Error {
     super(`dream cycle ${cycleId} is running`);
   }
 }
-
-/** Objects per k-NN multi-search. */
-const neighbourBatch = 64;
 
 export interface DreamSettings {
   workspaceDir: string;
@@ -218,7 +192,16 @@ export class DreamRunner {
       lists,
       this.context.embedder !== null,
     );
-    const graph = await this.lookUpNeighbours(indices, lookups, stored, deadline, progress, now);
+    const graph = await lookUpNeighbours(this.context, indices, {
+      ids: lookups,
+      stored,
+      deadline,
+      now,
+      onBuilt: (count) => {
+        progress.neighbourListsBuilt = count;
+        this.progress.set({ measure: "neighbourListsBuilt" }, count);
+      },
+    });
     for (const list of graph.built) lists.set(list.id, list);
     const pairs = pairsFromNeighbourLists(
       lists.values(),
@@ -278,61 +261,13 @@ export class DreamRunner {
     }
 
     progress.phase = "writing";
-    const created: KnowledgeObject[] = [];
-    const updated: ObjectUpdate[] = [];
-    // A principle founded again under the id of one that was demoted revives it, keeping its evidence links.
+    // A principle the plan founds under the id of a demoted one is loaded to be revived.
     const refounded = await loadObjects(
       store,
       plan.writes.filter((o) => !stored.has(o.id)).map((o) => o.id),
     );
-    for (const object of plan.writes) {
-      const base = stored.get(object.id);
-      if (base) {
-        updated.push({
-          object: applyMaturing(base.object, object),
-          previous: base.object,
-          readAt: base.version,
-        });
-        continue;
-      }
-      const demoted = refounded.get(object.id);
-      if (demoted) {
-        const before = toMaturing(demoted);
-        const revived = {
-          ...object,
-          links: before.links.reduce((all, link) => addLink(all, link), object.links),
-          createdAt: before.createdAt,
-          reinforcementCount: before.reinforcementCount + 1,
-        };
-        updated.push({ object: applyMaturing(demoted, revived), previous: demoted });
-        continue;
-      }
-      // A new principle: provenance "dream"; privacy and consent from its most restrictive evidence.
-      const evidence = object.links.flatMap((l) =>
-        l.relation === "evidence" ? [stored.get(l.targetId)?.object] : [],
-      );
-      const template = evidence.find((e) => e !== undefined);
-      if (!template) continue;
-      created.push(
-        applyMaturing(
-          {
-            ...template,
-            provenance: {
-              key: `dream:${object.id}`,
-              source: "dream",
-              sourceTurnIds: [...object.sourceTurnIds],
-              observedAt: object.createdAt,
-              ingestedAt: object.createdAt,
-            },
-            privacy: mostRestrictive(evidence.flatMap((e) => (e ? [e.privacy] : []))),
-            usageCount: 0,
-            lastUsedAt: null,
-          },
-          object,
-        ),
-      );
-    }
-    const vectors = await this.principleVectors(created);
+    const { created, updated } = objectChanges(plan.writes, stored, refounded);
+    const vectors = await principleVectors(this.context.embedder, created);
     // Conditional on the version read: an object reflection wrote during this cycle keeps that write, and the
     // next cycle sees it as changed.
     const { conflicts } = await writeObjects(
@@ -359,35 +294,9 @@ export class DreamRunner {
       );
     }
     const finishedAt = this.context.clock().toISOString();
-    const records: RecordWrite[] = [];
-    for (const review of plan.reviewItems) {
-      records.push({
-        op: "create",
-        record: {
-          kind: "review",
-          id: review.id,
-          state: "open",
-          createdAt: now,
-          updatedAt: now,
-          body: review,
-        },
-      });
-    }
-    for (const promotion of plan.dimensionPromotions) {
-      records.push({
-        op: "index",
-        record: {
-          kind: "dimensionPromotion",
-          id: promotion.name,
-          state: "proposed",
-          createdAt: now,
-          updatedAt: now,
-          body: promotion,
-        },
-      });
-    }
+    const records = reviewAndPromotionRecords(plan, now);
     for (const proposal of plan.proposals) {
-      records.push(...(await this.proposalRecords(indices, proposal, progress.cycleId, stored, now)));
+      records.push(...(await proposalRecords(store, indices, proposal, progress.cycleId, stored, now)));
     }
     lap("write");
     const report = {
@@ -416,191 +325,4 @@ export class DreamRunner {
     progress.phase = "done";
     return report;
   }
-
-  /** A proposal's record, and stale pending proposals for the same path marked superseded. Nothing for a known id. */
-  private async proposalRecords(
-    indices: MaturationIndices,
-    proposal: ProposalDraft,
-    cycleId: string,
-    stored: ReadonlyMap<string, { object: KnowledgeObject }>,
-    now: string,
-  ): Promise<RecordWrite[]> {
-    const { store } = this.context;
-    // A denied proposal keeps its id, so the same change is never proposed again.
-    const existing = await getRecord<ProposalRecordBody>(store, indices, "proposal", proposal.id);
-    if (existing) return [];
-    const stale = await listRecords<ProposalRecordBody>(store, indices, "proposal", {
-      state: "pending",
-      artifactPath: proposal.artifactPath,
-    });
-    const sources = proposal.sourceKnowledgeIds.flatMap((id) => {
-      const object = stored.get(id)?.object;
-      return object ? [object] : [];
-    });
-    const first = sources[0];
-    return [
-      ...stale.map((record) => ({
-        op: "index" as const,
-        record: { ...record, state: "superseded", updatedAt: now, artifactPath: proposal.artifactPath },
-      })),
-      {
-        op: "create",
-        record: {
-          kind: "proposal",
-          id: proposal.id,
-          state: "pending",
-          artifactPath: proposal.artifactPath,
-          cycleId,
-          createdAt: now,
-          updatedAt: now,
-          body: {
-            ...proposal,
-            scope: first ? toMaturing(first).scope : { kind: "shared", ownerIds: [] },
-            privacy: mostRestrictive(sources.map((s) => s.privacy)),
-            cycleId,
-          },
-        },
-      },
-    ];
-  }
-
-  private async principleVectors(created: readonly KnowledgeObject[]): Promise<(number[] | null)[]> {
-    if (this.context.embedder === null || created.length === 0) return created.map(() => null);
-    try {
-      return await this.context.embedder.embedMany(created.map((o) => o.statement));
-    } catch {
-      return created.map(() => null);
-    }
-  }
-
-  /**
-   * k-NN lists for `ids`, in that order, until the deadline: a batch's vectors are read (and, for objects stored
-   * without one, made when a model is there), looked up in one multi-search within each object's own scope, and
-   * the lists stored. What the deadline leaves is looked up by a later cycle.
-   */
-  private async lookUpNeighbours(
-    indices: MaturationIndices,
-    ids: readonly string[],
-    stored: ReadonlyMap<string, { object: KnowledgeObject }>,
-    deadline: number,
-    progress: DreamProgress,
-    now: string,
-  ): Promise<{ built: NeighbourList[]; vectorsBackfilled: number }> {
-    const { store, embedder } = this.context;
-    const built: NeighbourList[] = [];
-    let vectorsBackfilled = 0;
-    let canEmbed = embedder !== null;
-    for (let start = 0; start < ids.length && Date.now() < deadline; start += neighbourBatch) {
-      const batch = ids.slice(start, start + neighbourBatch).flatMap((id) => {
-        const object = stored.get(id)?.object;
-        return object ? [object] : [];
-      });
-      const vectors = await loadVectors(
-        store,
-        batch.map((o) => o.id),
-      );
-      const lacking = batch.filter((object) => !vectors.has(object.id));
-      const lists: NeighbourList[] = [];
-      if (lacking.length > 0 && embedder !== null && canEmbed) {
-        // Stored while the model was down: embed now, so the object takes part in semantic retrieval and dream.
-        try {
-          const made = await embedder.embedMany(lacking.map((o) => o.statement));
-          await bulk(
-            store,
-            lacking.flatMap((object, i) => {
-              const vector = made[i];
-              if (vector === undefined) return [];
-              vectors.set(object.id, vector);
-              return [
-                { index: { _index: store.indices.vectors, _id: object.id } },
-                vectorDocument(object, vector, embedder.model),
-              ];
-            }),
-            { refresh: "true", timeoutMs: 60_000 },
-          );
-          vectorsBackfilled += made.length;
-        } catch {
-          canEmbed = false;
-        }
-      } else if (embedder === null) {
-        for (const object of lacking)
-          lists.push({ id: object.id, computedAt: now, vector: false, neighbours: [] });
-      }
-      const searched = batch.filter((object) => vectors.has(object.id));
-      const responses = await multiSearch<never>(
-        store,
-        searched.map((object) => ({
-          index: store.indices.vectors,
-          body: {
-            size: neighboursPerObject + 1,
-            _source: false,
-            query: {
-              knn: {
-                embedding: {
-                  vector: vectors.get(object.id),
-                  k: neighboursPerObject + 1,
-                  filter: {
-                    bool: { filter: [...scopeFilter(scopeOf(object)), { term: { status: "active" } }] },
-                  },
-                },
-              },
-            },
-          },
-        })),
-        30_000,
-      );
-      responses.forEach((response, i) => {
-        const object = searched[i];
-        if (!object || response.error) return;
-        const hits = response.hits.hits.map((hit) => ({
-          id: hit._id,
-          similarity: cosineFromScore(hit._score ?? 0),
-        }));
-        lists.push(neighbourListFrom(object.id, hits, now));
-      });
-      if (lists.length > 0) {
-        await bulk(
-          store,
-          lists.flatMap((list) => [{ index: { _index: indices.neighbours, _id: list.id } }, list]),
-          { timeoutMs: 60_000 },
-        );
-      }
-      built.push(...lists);
-      progress.neighbourListsBuilt = built.length;
-      this.progress.set({ measure: "neighbourListsBuilt" }, built.length);
-    }
-    return { built, vectorsBackfilled };
-  }
-}
-
-type RecordWrite = Parameters<typeof writeRecords>[2][number];
-
-const restriction: KnowledgeObject["privacy"][] = ["public", "household", "private", "secret"];
-
-function mostRestrictive(levels: readonly KnowledgeObject["privacy"][]): KnowledgeObject["privacy"] {
-  return levels.reduce<KnowledgeObject["privacy"]>(
-    (most, level) => (restriction.indexOf(level) > restriction.indexOf(most) ? level : most),
-    "public",
-  );
-}
-
-/** Markdown files under the artifacts folder, by workspace-relative path (empty when the folder is missing). */
-export async function readArtifacts(
-  workspaceDir: string,
-  artifactsDir: string,
-): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  const root = join(workspaceDir, artifactsDir);
-  let entries: { name: string; parentPath: string; isFile(): boolean }[];
-  try {
-    entries = await readdir(root, { recursive: true, withFileTypes: true });
-  } catch {
-    return files;
-  }
-  for (const entry of entries) {
-    if (!entry.isFile() || !entry.name.endsWith(".md")) continue;
-    const path = join(entry.parentPath, entry.name);
-    files.set(relative(workspaceDir, path), await readFile(path, "utf8"));
-  }
-  return files;
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { indicesExist, pingStore } from "../store/opensearch.js";
+import { pingStore } from "../store/client.js";
+import { indicesExist } from "../store/indices.js";
 
 const readiness = z.object({
   ready: z.boolean(),

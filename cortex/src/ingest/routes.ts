@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { payloadTooLarge, serviceUnavailable } from "../http-errors.js";
 import { errorResponse } from "../schemas/index.js";
 import { ingestLimits, ingestRequest, ingestResponse } from "../schemas/ingest.js";
-import { ingest } from "../services/ingest.js";
+import { ingest } from "./service.js";
 
 export const ingestRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
@@ -19,20 +20,15 @@ export const ingestRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { cortex } = app;
       if (request.body.events.length > ingestLimits.maxEvents) {
-        return reply.code(413).send({
-          statusCode: 413,
-          error: "Payload Too Large",
-          message: `events: ${request.body.events.length} in one batch, at most ${ingestLimits.maxEvents}`,
-        });
+        throw payloadTooLarge(
+          `events: ${request.body.events.length} in one batch, at most ${ingestLimits.maxEvents}`,
+        );
       }
       if (!cortex.isInitialized()) {
-        return reply
-          .code(503)
-          .header("Retry-After", "5")
-          .send({ statusCode: 503, error: "Service Unavailable", message: "indices are not ready yet" });
+        throw serviceUnavailable("indices are not ready yet");
       }
       return ingest(
         {

@@ -4,15 +4,11 @@ import type { CortexMetrics } from "../metrics.js";
 import type { DimensionPolicy } from "../schemas/dimensions.js";
 import type { IngestRequest, IngestResponse } from "../schemas/ingest.js";
 import type { Chunk, KnowledgeObject } from "../schemas/knowledge.js";
+import type { CortexStore } from "../store/client.js";
+import { recordCandidateDimensions } from "../store/counters.js";
+import { chunkDocument, knowledgeDocument, vectorDocument } from "../store/documents.js";
 import type { Embedder } from "../store/embedder.js";
-import {
-  type CortexStore,
-  chunkDocument,
-  createDocuments,
-  knowledgeDocument,
-  recordCandidateDimensions,
-  vectorDocument,
-} from "../store/opensearch.js";
+import { createDocuments } from "../store/writes.js";
 
 export interface IngestDeps {
   store: CortexStore;

@@ -1,7 +1,10 @@
 /** The dimension policy in force: stored in the dimensions index, held in memory, replaced by PUT /dimensions. */
 import { createHash } from "node:crypto";
+import { canonicalJson } from "../core/canonical-json.js";
 import { type DimensionPolicy, dimensionPolicy } from "../schemas/dimensions.js";
-import { type CortexStore, getDocument, putDocument } from "../store/opensearch.js";
+import type { CortexStore } from "../store/client.js";
+import { getDocument } from "../store/reads.js";
+import { putDocument } from "../store/writes.js";
 
 const policyDocumentId = "policy";
 
@@ -10,18 +13,6 @@ interface StoredPolicy {
   policy: unknown;
   appliedHash: string;
   updatedAt: string;
-}
-
-/** JSON with object keys sorted at every level: equal policies hash equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, entry]) => entry !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${canonicalJson(entry)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 export function policyHash(policy: DimensionPolicy): string {

@@ -1,5 +1,5 @@
+import type { MaturingObject, Scope } from "../core/knowledge.js";
 import type { KnowledgeObject } from "../schemas/knowledge.js";
-import type { MaturingObject, Scope } from "./knowledge.js";
 
 /**
  * Between the stored knowledge object (cortex/src/schemas/knowledge.ts) and the maturation view the pure rules

@@ -1,11 +1,9 @@
-import {
-  bulk,
-  type CortexStore,
-  getDocument,
-  putDocument,
-  request,
-  type SearchResult,
-} from "../store/opensearch.js";
+import type { MaturingObject } from "../core/knowledge.js";
+import type { ProposalDraft } from "../core/proposal.js";
+import type { KnowledgeObject } from "../schemas/knowledge.js";
+import { type CortexStore, request } from "../store/client.js";
+import { getDocument, type SearchResult } from "../store/reads.js";
+import { bulk, putDocument } from "../store/writes.js";
 
 /**
  * The indices reflection, dream, promotion and the archive own beside the core ones: `<prefix>-maturation`
@@ -199,4 +197,13 @@ export async function listRecords<T>(
     },
   );
   return body.hits.hits.map((hit) => hit._source);
+}
+
+/** A dream proposal as stored: the draft, where it applies, and what a person decided or git recorded. */
+export interface ProposalRecordBody extends ProposalDraft {
+  scope: MaturingObject["scope"];
+  privacy: KnowledgeObject["privacy"];
+  cycleId: string;
+  decision?: { decision: "denied"; by: string; reason?: string | undefined; at: string } | undefined;
+  promotion?: { commitId: string; approvedBy: string; at: string } | undefined;
 }

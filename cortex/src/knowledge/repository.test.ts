@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { vectorGateFields } from "../store/opensearch.js";
-import { storedObject } from "./fixtures.js";
+import { vectorGateFields } from "../store/documents.js";
+import { storedObject } from "../testing/fixtures.js";
 import { vectorWrite } from "./repository.js";
 
 const active = storedObject();

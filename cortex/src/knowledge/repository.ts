@@ -1,18 +1,10 @@
+import type { Claim, Scope } from "../core/knowledge.js";
+import { normaliseClaimPart } from "../core/knowledge.js";
 import type { KnowledgeObject } from "../schemas/knowledge.js";
-import {
-  type BulkItemResult,
-  bulk,
-  type CortexStore,
-  gateChanged,
-  knowledgeDocument,
-  knowledgeWriteLines,
-  multiSearch,
-  request,
-  scanDocuments,
-  vectorGateFields,
-} from "../store/opensearch.js";
-import type { Claim, Scope } from "./knowledge.js";
-import { normaliseClaimPart } from "./knowledge.js";
+import { type CortexStore, request } from "../store/client.js";
+import { gateChanged, knowledgeDocument, knowledgeWriteLines, vectorGateFields } from "../store/documents.js";
+import { multiSearch, scanDocuments } from "../store/reads.js";
+import { type BulkItemResult, bulk } from "../store/writes.js";
 
 /**
  * The knowledge-index side of reflection and dream: candidate lookups (same claim, nearest neighbours in one

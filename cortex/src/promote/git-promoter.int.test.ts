@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { simpleGit } from "simple-git";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sha256Digest } from "./digest.js";
+import { sha256Digest } from "../core/digest.js";
 import { GitPromoter, type PromotableProposal, PromotionConflictError } from "./git-promoter.js";
 
 const author = { name: "Remram Cortex", email: "cortex@remram.invalid" };

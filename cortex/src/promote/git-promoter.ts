@@ -3,7 +3,7 @@ import { type Dirent, mkdirSync, realpathSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
 import { dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { type SimpleGit, simpleGit } from "simple-git";
-import { sha256Digest } from "./digest.js";
+import { sha256Digest } from "../core/digest.js";
 
 /**
  * Promotion of an approved proposal into the workspace git repository (seed 000 §3.3.6, §6.2 /promote):

@@ -1,20 +1,23 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { CortexContext } from "../app.js";
+import type { CortexContext } from "../context.js";
+import { sha256Digest } from "../core/digest.js";
+import { conflict, notFound } from "../http-errors.js";
+import { ownerOf } from "../knowledge/mapping.js";
 import {
   getRecord,
   listRecords,
   type MaturationIndices,
+  type ProposalRecordBody,
   putRecord,
   type StoredRecord,
-} from "../dream/records.js";
-import type { ProposalRecordBody } from "../dream/service.js";
-import { ownerOf } from "../reflect/mapping.js";
-import { loadObjects, writeObjects } from "../reflect/repository.js";
+} from "../knowledge/records.js";
+import { loadObjects, writeObjects } from "../knowledge/repository.js";
 import { errorResponse } from "../schemas/index.js";
 import type { Chunk } from "../schemas/knowledge.js";
-import { chunkDocument, createDocuments, request as storeRequest } from "../store/opensearch.js";
-import { sha256Digest } from "./digest.js";
+import { request as storeRequest } from "../store/client.js";
+import { chunkDocument } from "../store/documents.js";
+import { createDocuments } from "../store/writes.js";
 import { type GitPromoter, PromotionConflictError } from "./git-promoter.js";
 
 const digest = z.string().regex(/^sha256:[a-f0-9]{64}$/);
@@ -170,21 +173,15 @@ export function promoteRoutes(
           },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         const { store } = app.cortex;
         const where = await indices();
         const record = await getRecord<ProposalRecordBody>(store, where, "proposal", request.body.proposalId);
-        const conflict = (message: string) =>
-          reply.code(409).send({ statusCode: 409, error: "Conflict", message });
-        if (!record) {
-          return reply
-            .code(404)
-            .send({ statusCode: 404, error: "Not Found", message: `no proposal ${request.body.proposalId}` });
-        }
+        if (!record) throw notFound(`no proposal ${request.body.proposalId}`);
         if (record.state === "promoted" && record.body.promotion) {
           return { commitId: record.body.promotion.commitId, alreadyPromoted: true };
         }
-        if (record.state !== "pending") return conflict(`proposal ${record.id} is ${record.state}`);
+        if (record.state !== "pending") throw conflict(`proposal ${record.id} is ${record.state}`);
         try {
           const git = await promoter();
           return await git.promote(
@@ -219,7 +216,7 @@ export function promoteRoutes(
             },
           );
         } catch (error) {
-          if (error instanceof PromotionConflictError) return conflict(error.message);
+          if (error instanceof PromotionConflictError) throw conflict(error.message);
           throw error;
         }
       },
@@ -241,23 +238,13 @@ export function promoteRoutes(
           },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         const { store } = app.cortex;
         const where = await indices();
         const record = await getRecord<ProposalRecordBody>(store, where, "proposal", request.params.id);
-        if (!record) {
-          return reply
-            .code(404)
-            .send({ statusCode: 404, error: "Not Found", message: `no proposal ${request.params.id}` });
-        }
+        if (!record) throw notFound(`no proposal ${request.params.id}`);
         if (record.state === "denied") return view(record);
-        if (record.state !== "pending") {
-          return reply.code(409).send({
-            statusCode: 409,
-            error: "Conflict",
-            message: `proposal ${record.id} is ${record.state}`,
-          });
-        }
+        if (record.state !== "pending") throw conflict(`proposal ${record.id} is ${record.state}`);
         const now = app.cortex.clock().toISOString();
         const denied: StoredRecord<ProposalRecordBody> = {
           ...record,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { knowledgeObject } from "./fixtures.js";
-import type { MaturingObject } from "./knowledge.js";
-import type { Neighbour } from "./match.js";
+import type { MaturingObject } from "../core/knowledge.js";
+import type { Neighbour } from "../core/match.js";
+import { knowledgeObject } from "../testing/fixtures.js";
 import { planReflection, type ReflectionContext } from "./plan.js";
 import { type ReflectionDelta, reflectionDeltaSchema } from "./schema.js";
 

@@ -3,7 +3,7 @@ import {
   type ConfidenceConstants,
   clampUnit,
   defaultConfidenceConstants,
-} from "./confidence.js";
+} from "../core/confidence.js";
 import {
   addLink,
   type LinkRelation,
@@ -11,14 +11,15 @@ import {
   type Principal,
   type ScopeKind,
   sortedUnion,
-} from "./knowledge.js";
+} from "../core/knowledge.js";
+import { invalidate } from "../core/lifecycle.js";
 import {
   defaultMatchThresholds,
   findCorrectionTargets,
   type MatchThresholds,
   matchDeltaItem,
   type Neighbour,
-} from "./match.js";
+} from "../core/match.js";
 import type { CandidateDimensionObservation, DeltaItem, ReflectionDelta } from "./schema.js";
 import { findScopeViolations, type ScopeViolation } from "./scope.js";
 
@@ -253,21 +254,5 @@ export function createObject(
     links: [],
     promotion: "none",
     userDirective: item.userDirective || undefined,
-  };
-}
-
-/** A correction ends validity and lowers confidence; the object stays stored and auditable. */
-export function invalidate(
-  object: MaturingObject,
-  at: string,
-  constants: ConfidenceConstants = defaultConfidenceConstants,
-): MaturingObject {
-  if (object.state === "invalidated") return object;
-  return {
-    ...object,
-    state: "invalidated",
-    invalidAt: at,
-    confidence: applyConfidenceEvent(object.confidence, { kind: "contradiction" }, constants),
-    updatedAt: at,
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { MaturationIndices } from "../dream/records.js";
+import { forbidden } from "../http-errors.js";
+import type { MaturationIndices } from "../knowledge/records.js";
 import { principal } from "../schemas/common.js";
 import { errorResponse } from "../schemas/index.js";
 import { reflectionDeltaSchema } from "./schema.js";
@@ -43,16 +44,14 @@ export function reflectRoutes(indices: () => Promise<MaturationIndices>): Fastif
           },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         const { principal: caller, ...delta } = request.body;
         const result = await reflect(app.cortex, await indices(), caller, delta);
         if (!result.ok) {
-          return reply.code(403).send({
-            statusCode: 403,
-            error: "Forbidden",
-            message: `delta writes outside the principal's scope: ${result.violations.map((v) => v.path).join(", ")}`,
-            violations: result.violations,
-          });
+          throw forbidden(
+            `delta writes outside the principal's scope: ${result.violations.map((v) => v.path).join(", ")}`,
+            { violations: result.violations },
+          );
         }
         const { candidateDimensions, ...outcome } = result.outcome;
         return { ...outcome, candidateDimensions: candidateDimensions.length, replayed: result.replayed };

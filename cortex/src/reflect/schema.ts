@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { scopeKinds } from "./knowledge.js";
+import { scopeKinds } from "../core/knowledge.js";
 
 /** The reflection delta: what a reflection run extracted from one finished interaction (seed 000 §4.6, §5.6). */
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { knowledgeObject } from "./fixtures.js";
-import type { ScopeKind } from "./knowledge.js";
+import type { ScopeKind } from "../core/knowledge.js";
+import { knowledgeObject } from "../testing/fixtures.js";
 import { reflectionDeltaSchema } from "./schema.js";
 import { canWriteScope, findScopeViolations } from "./scope.js";
 

@@ -1,4 +1,4 @@
-import type { MaturingObject, Principal, Scope, ScopeKind } from "./knowledge.js";
+import type { MaturingObject, Principal, Scope, ScopeKind } from "../core/knowledge.js";
 import type { ReflectionDelta } from "./schema.js";
 
 /**

@@ -1,16 +1,16 @@
 import { createHash } from "node:crypto";
-import type { CortexContext } from "../app.js";
-import { canonicalJson } from "../archive/document.js";
+import type { CortexContext } from "../context.js";
+import { canonicalJson } from "../core/canonical-json.js";
 import { knowledgeIdFor } from "../core/ingest-plan.js";
-import { createRecord, getRecord, type MaturationIndices } from "../dream/records.js";
+import type { MaturingObject } from "../core/knowledge.js";
+import type { Neighbour } from "../core/match.js";
+import { applyMaturing, ownerOf, toMaturing } from "../knowledge/mapping.js";
+import { createRecord, getRecord, type MaturationIndices } from "../knowledge/records.js";
+import { findCandidates, loadObjects, normaliseClaim, writeObjects } from "../knowledge/repository.js";
 import type { Principal as StoredPrincipal } from "../schemas/common.js";
 import type { KnowledgeObject } from "../schemas/knowledge.js";
-import { recordCandidateDimensions } from "../store/opensearch.js";
-import type { MaturingObject } from "./knowledge.js";
-import { applyMaturing, ownerOf, toMaturing } from "./mapping.js";
-import type { Neighbour } from "./match.js";
+import { recordCandidateDimensions } from "../store/counters.js";
 import { planReflection, type ReflectionOutcome } from "./plan.js";
-import { findCandidates, loadObjects, normaliseClaim, writeObjects } from "./repository.js";
 import type { DeltaItem, ReflectionDelta } from "./schema.js";
 import type { ScopeViolation } from "./scope.js";
 

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { badRequest } from "../http-errors.js";
 import { errorResponse } from "../schemas/index.js";
 import { retrieveLimits, retrieveRequest, retrieveResponse } from "../schemas/retrieve.js";
-import { retrieve } from "../services/retrieve.js";
+import { retrieve } from "./service.js";
 
 export const retrieveRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
@@ -13,15 +14,13 @@ export const retrieveRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: retrieveResponse, 400: errorResponse, 401: errorResponse },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { cortex } = app;
       const { tokenBudget } = request.body;
       if (tokenBudget < retrieveLimits.minTokenBudget || tokenBudget > retrieveLimits.maxTokenBudget) {
-        return reply.code(400).send({
-          statusCode: 400,
-          error: "Bad Request",
-          message: `body.tokenBudget: ${tokenBudget} is outside ${retrieveLimits.minTokenBudget}..${retrieveLimits.maxTokenBudget}`,
-        });
+        throw badRequest(
+          `body.tokenBudget: ${tokenBudget} is outside ${retrieveLimits.minTokenBudget}..${retrieveLimits.maxTokenBudget}`,
+        );
       }
       const response = await retrieve(
         {

@@ -3,6 +3,7 @@
  * below it turns into a degraded answer, never an error: the gateway must not be blocked by memory.
  */
 import { countTokens } from "gpt-tokenizer";
+import type { RetrievalSettings } from "../context.js";
 import { assembleBundle, type ChunkDoc, expansionCandidates, type FactDoc } from "../core/assembly.js";
 import { detectLiveState } from "../core/intent.js";
 import { chunkGate, type FilterClause, knowledgeGate, knowledgeVectorGate } from "../core/policy.js";
@@ -20,22 +21,13 @@ import {
   toFactDoc,
 } from "../core/queries.js";
 import { type RankedCandidate, rankCandidates, rrfK, type SignalLists } from "../core/ranking.js";
+import type { UsageTracker } from "../knowledge/usage.js";
 import type { CortexMetrics } from "../metrics.js";
 import type { DimensionPolicy } from "../schemas/dimensions.js";
 import type { RetrieveRequest, RetrieveResponse, TraceItem } from "../schemas/retrieve.js";
+import type { CortexStore } from "../store/client.js";
 import type { Embedder } from "../store/embedder.js";
-import { type CortexStore, multiSearch, type SearchHit, searchByIds } from "../store/opensearch.js";
-import type { UsageTracker } from "./usage.js";
-
-export interface RetrievalSettings {
-  retrieveTimeoutMs: number;
-  recencyHalfLifeDays: number;
-  lowConfidenceThreshold: number;
-  /** Candidates per signal in standard mode (the appliance's retrieval.topK). */
-  candidates: number;
-  /** Cosine similarity below which a k-NN neighbour is not a candidate. */
-  minVectorSimilarity: number;
-}
+import { multiSearch, type SearchHit, searchByIds } from "../store/reads.js";
 
 export interface RetrievalDeps {
   store: CortexStore;

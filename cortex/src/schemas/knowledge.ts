@@ -23,7 +23,7 @@ export type Claim = z.infer<typeof claim>;
 
 export const link = z
   .object({
-    /** Same relation names as reflection and dream use (cortex/src/reflect/knowledge.ts). */
+    /** Same relation names as reflection and dream use (cortex/src/core/knowledge.ts). */
     rel: z.enum(["related", "conflicts", "supersedes", "supersededBy", "evidence", "evidenceFor"]),
     targetId: z.string().min(1).max(128),
   })

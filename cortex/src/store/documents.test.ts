@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { storedObject } from "../reflect/fixtures.js";
-import { gateChanged, knowledgeDocument, knowledgeWriteLines, vectorDocument } from "./opensearch.js";
+import { storedObject } from "../testing/fixtures.js";
+import { gateChanged, knowledgeDocument, knowledgeWriteLines, vectorDocument } from "./documents.js";
 
 const stored = storedObject();
 

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { buildApp } from "../../../cortex/src/app.js";
 import { loadConfig } from "../../../cortex/src/config.js";
-import { maturationPlugin } from "../../../cortex/src/dream/maturation-plugin.js";
+import { maturationPlugin } from "../../../cortex/src/maturation.js";
 
 const dataDir = process.env.REMRAM_TEST_CORTEX_DATA ?? "/tmp/remram-test-cortex";
 for (const folder of ["workspace", "archive"]) mkdirSync(join(dataDir, folder), { recursive: true });

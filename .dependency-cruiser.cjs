@@ -1,0 +1,63 @@
+// Cortex's layers, checked by `make lint`: imports point down only. From the bottom: schemas (the wire contract),
+// core (pure rules), store (OpenSearch, Ollama), knowledge (the knowledge-object floor every feature shares), the
+// platform (context, config, metrics, auth), the features side by side (ingest, retrieve, dimensions, health,
+// reflect, dream, promote, archive), and the composition (app, maturation, main, index) that nothing imports.
+// Type-only imports count: a type from above is an upward dependency too.
+const src = "^cortex/src/";
+const features = "(ingest|retrieve|dimensions|health|reflect|dream|promote|archive)";
+const composition = `${src}(app|maturation|main|index)\\.ts$`;
+const tests = "\\.test\\.ts$";
+
+/** A rule that `layer` imports only from `allowed` (paths under cortex/src, as regular expressions). */
+function onlyBelow(name, layer, allowed) {
+  return {
+    name,
+    severity: "error",
+    comment: `${layer} may import only ${allowed.join(", ")}`,
+    from: { path: `${src}${layer}`, pathNot: tests },
+    to: { path: src, pathNot: allowed.map((path) => `${src}${path}`) },
+  };
+}
+
+module.exports = {
+  forbidden: [
+    onlyBelow("schemas-import-only-schemas", "schemas/", ["schemas/"]),
+    onlyBelow("core-is-pure", "core/", ["core/", "schemas/"]),
+    onlyBelow("store-below-knowledge", "store/", ["store/", "core/", "schemas/"]),
+    onlyBelow("knowledge-is-the-floor", "knowledge/", ["knowledge/", "store/", "core/", "schemas/"]),
+    onlyBelow("platform-below-features", "(context|config|metrics|auth|http-errors)\\.ts$", [
+      "(context|config|metrics|auth|http-errors)\\.ts$",
+      "knowledge/",
+      "store/",
+      "core/",
+      "schemas/",
+    ]),
+    onlyBelow("test-fixtures-below-features", "testing/", [
+      "testing/",
+      "knowledge/",
+      "store/",
+      "core/",
+      "schemas/",
+    ]),
+    {
+      name: "features-side-by-side",
+      severity: "error",
+      comment: "a feature shares through core, knowledge or the contract, never another feature's modules",
+      from: { path: `${src}${features}/`, pathNot: tests },
+      to: { path: `${src}${features}/`, pathNot: `${src}$1/` },
+    },
+    {
+      name: "nothing-imports-the-composition",
+      severity: "error",
+      comment: "features get what they need as app.cortex (context.ts), never from the app factory",
+      from: { path: src, pathNot: [composition, tests] },
+      to: { path: composition },
+    },
+    { name: "no-cycles", severity: "error", from: { path: src }, to: { circular: true } },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "cortex/tsconfig.json" },
+  },
+};

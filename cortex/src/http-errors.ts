@@ -1,0 +1,71 @@
+/**
+ * Cortex's HTTP errors, in one place: a route throws an HttpError (or a store error) and `errorHandler` writes the
+ * one error body every caller parses, `{ statusCode, error, message, ...details }` (the schemas' errorResponse).
+ */
+import { STATUS_CODES } from "node:http";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { StoreUnavailableError } from "./store/client.js";
+
+/** How long a caller should wait before retrying a 503. */
+const retryAfterSeconds = "5";
+
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    /** Members the error body carries beside statusCode, error and message (e.g. a scope violation list). */
+    readonly details: Record<string, unknown> = {},
+    /** The body's `error`, when HTTP's name for the status says too little. */
+    readonly title?: string,
+  ) {
+    super(message);
+    this.name = "HttpError";
+  }
+}
+
+export const badRequest = (message: string) => new HttpError(400, message);
+export const forbidden = (message: string, details?: Record<string, unknown>) =>
+  new HttpError(403, message, details);
+export const notFound = (message: string) => new HttpError(404, message);
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new HttpError(409, message, details);
+export const payloadTooLarge = (message: string) => new HttpError(413, message);
+export const serviceUnavailable = (message: string) => new HttpError(503, message);
+
+/** The error body for `statusCode`, named as HTTP names it unless `error` says more. */
+export function errorBody(statusCode: number, message: string, error = STATUS_CODES[statusCode] ?? "Error") {
+  return { statusCode, error, message };
+}
+
+/** The app's one error handler: validation → 400 naming the field, OpenSearch down → 503, HttpError as thrown. */
+export async function errorHandler(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const details = error.validation.map(
+      (issue) =>
+        `${error.validationContext ?? "body"}${issue.instancePath.replaceAll("/", ".")}: ${issue.message}`,
+    );
+    return reply.code(400).send(errorBody(400, details.join("; ")));
+  }
+  if (error instanceof StoreUnavailableError) {
+    request.log.warn({ err: error }, "OpenSearch unavailable");
+    return reply
+      .code(503)
+      .header("Retry-After", retryAfterSeconds)
+      .send(errorBody(503, `OpenSearch unavailable: ${error.message}`));
+  }
+  if (error instanceof HttpError) {
+    if (error.statusCode === 503) reply.header("Retry-After", retryAfterSeconds);
+    if (error.statusCode >= 500) request.log.error({ err: error }, "request failed");
+    return reply
+      .code(error.statusCode)
+      .send({ ...errorBody(error.statusCode, error.message, error.title), ...error.details });
+  }
+  const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
+  if (statusCode >= 500) request.log.error({ err: error }, "request failed");
+  return reply.code(statusCode).send(errorBody(statusCode, error.message));
+}

@@ -1,0 +1,94 @@
+/**
+ * The documents Cortex stores for knowledge objects and chunks: the schema object plus the flattened dimension
+ * fields filters and facets use, and the vector documents the k-NN gate filters on.
+ */
+import { dimensionTags } from "../core/ingest-plan.js";
+import type { Chunk, KnowledgeObject } from "../schemas/knowledge.js";
+import type { IndexNames } from "./templates.js";
+
+/** The schema object plus the flattened dimension fields filters and facets use. */
+function withDimensionFields<T extends KnowledgeObject | Chunk>(
+  item: T,
+): T & { dimensionTags: string[]; dimensionValues: string[] } {
+  const tags = dimensionTags(item.dimensions);
+  return {
+    ...item,
+    dimensionTags: tags,
+    dimensionValues: [...new Set(tags.map((tag) => tag.slice(tag.indexOf(":") + 1)))].sort(),
+  };
+}
+
+/** A stored knowledge object; its vector is a document of its own in the vectors index. */
+export function knowledgeDocument(
+  object: KnowledgeObject,
+): ReturnType<typeof withDimensionFields<KnowledgeObject>> {
+  return withDimensionFields(object);
+}
+
+/** A stored chunk, with its embedding (chunks are written once and rarely updated). */
+export function chunkDocument(
+  chunk: Chunk,
+  embedding: readonly number[] | null,
+  embeddingModel: string | null,
+): ReturnType<typeof withDimensionFields<Chunk>> & {
+  embedding?: readonly number[];
+  embeddingModel: string | null;
+} {
+  return {
+    ...withDimensionFields(chunk),
+    ...(embedding !== null && { embedding }),
+    embeddingModel: embedding === null ? null : embeddingModel,
+  };
+}
+
+/** The fields of a knowledge object the k-NN gate filters on (everything in the gate but confidence). */
+export function vectorGateFields(object: KnowledgeObject) {
+  return {
+    id: object.id,
+    type: object.type,
+    status: object.status,
+    scope: object.scope,
+    owner: object.owner,
+    privacy: object.privacy,
+    consent: object.consent,
+    validity: object.validity,
+    dimensionTags: dimensionTags(object.dimensions),
+  };
+}
+
+/** Whether an update changes what the k-NN gate sees, so the vector document must be rewritten too. */
+export function gateChanged(before: KnowledgeObject, after: KnowledgeObject): boolean {
+  return JSON.stringify(vectorGateFields(before)) !== JSON.stringify(vectorGateFields(after));
+}
+
+export function vectorDocument(
+  object: KnowledgeObject,
+  embedding: readonly number[],
+  embeddingModel: string | null,
+) {
+  return { ...vectorGateFields(object), embedding, embeddingModel };
+}
+
+/**
+ * Bulk lines writing a knowledge object and, when it has one, its vector. `create` never overwrites an existing
+ * id (ingest's idempotency); `index` replaces.
+ */
+export function knowledgeWriteLines(
+  indices: Pick<IndexNames, "knowledge" | "vectors">,
+  op: "create" | "index",
+  object: KnowledgeObject,
+  embedding: readonly number[] | null,
+  embeddingModel: string | null,
+): unknown[] {
+  const lines: unknown[] = [
+    { [op]: { _index: indices.knowledge, _id: object.id } },
+    knowledgeDocument(object),
+  ];
+  if (embedding !== null) {
+    lines.push(
+      { [op]: { _index: indices.vectors, _id: object.id } },
+      vectorDocument(object, embedding, embeddingModel),
+    );
+  }
+  return lines;
+}
