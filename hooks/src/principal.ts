@@ -24,6 +24,9 @@ export type NoPrincipalReason =
 
 export type PrincipalResult = { ok: true; principal: Principal } | { ok: false; reason: NoPrincipalReason };
 
+/** derivePrincipal with the plugin's config applied: what a hook asks about its session. */
+export type PrincipalLookup = (context: { sessionKey?: string; agentId?: string }) => PrincipalResult;
+
 /** Session keys of the reflection runs this plugin starts; recognised so it never reflects on itself. */
 export const reflectionSessionMarker = "remram-reflect-";
 

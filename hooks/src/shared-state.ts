@@ -52,13 +52,17 @@ export function sharedState(): SharedState {
 }
 
 /** Forget prefetches nobody consumed (a run that failed between the two hooks). */
-export function sweepPrefetch(state: SharedState, now: number): void {
+export function sweepPrefetch(state: Pick<SharedState, "prefetch">, now: number): void {
   for (const [key, entry] of state.prefetch) {
     if (now - entry.startedAt > prefetchTtlMs) state.prefetch.delete(key);
   }
 }
 
-export function rememberTranscriptTokens(state: SharedState, sessionKey: string, tokens: number): void {
+export function rememberTranscriptTokens(
+  state: Pick<SharedState, "transcriptTokens">,
+  sessionKey: string,
+  tokens: number,
+): void {
   state.transcriptTokens.delete(sessionKey);
   state.transcriptTokens.set(sessionKey, tokens);
   if (state.transcriptTokens.size > maxTrackedSessions) {

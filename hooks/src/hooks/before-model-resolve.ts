@@ -1,0 +1,77 @@
+import type { PluginConfig } from "../config.js";
+import {
+  decideEscalation,
+  type EscalationDecision,
+  modelOverrideFor,
+  reflectionModelOverride,
+} from "../escalation.js";
+import { blocksCloud, renderKnowledgeBlock } from "../injection.js";
+import { errorMessage, logEvent } from "../log.js";
+import { increment } from "../metrics.js";
+import type { HookHandlers, HostLogger } from "../openclaw-api.js";
+import { isReflectionSession, type PrincipalLookup } from "../principal.js";
+import { type PrefetchEntry, type SharedState, sweepPrefetch } from "../shared-state.js";
+import { type Retrieve, runKey } from "./retrieve.js";
+
+export interface EscalationHookDeps {
+  config: Pick<PluginConfig, "escalation" | "injection" | "reflection">;
+  state: Pick<SharedState, "counters" | "prefetch" | "transcriptTokens">;
+  principalOf: PrincipalLookup;
+  retrieve: Retrieve;
+  logger: HostLogger;
+}
+
+/**
+ * before_model_resolve: starts the run's /retrieve (awaited later by before_prompt_build) and picks the local
+ * or the cloud model. Any failure decides local, reason `error`.
+ */
+export function escalationHook(deps: EscalationHookDeps): HookHandlers["before_model_resolve"] {
+  const { config, state, principalOf, retrieve, logger } = deps;
+  const counters = state.counters;
+  return async (event, ctx) => {
+    let decision: EscalationDecision;
+    try {
+      if (isReflectionSession(ctx.sessionKey)) return reflectionModelOverride(config);
+      const now = Date.now();
+      sweepPrefetch(state, now);
+      const key = runKey(ctx);
+      const principal = principalOf(ctx);
+      const entry: PrefetchEntry | undefined =
+        key !== undefined && principal.ok && config.injection.enabled
+          ? { startedAt: now, outcome: retrieve(principal.principal, event.prompt) }
+          : undefined;
+      if (key !== undefined && entry !== undefined) state.prefetch.set(key, entry);
+      const escalationPossible = config.escalation.enabled && config.escalation.cloud !== undefined;
+      // Waiting for the bundle only matters when it could veto a cloud model; it is bounded by its timeout.
+      const outcome = escalationPossible && entry !== undefined ? await entry.outcome : undefined;
+      const bundle = outcome?.status === "ok" ? outcome.bundle : undefined;
+      const rendered =
+        bundle === undefined ? undefined : renderKnowledgeBlock(bundle, config.injection.tokenCeiling);
+      decision = decideEscalation(
+        {
+          prompt: event.prompt,
+          attachmentKinds: (event.attachments ?? []).map((attachment) => attachment.kind),
+          transcriptTokens:
+            ctx.sessionKey === undefined ? 0 : (state.transcriptTokens.get(ctx.sessionKey) ?? 0),
+          knowledgeTokens: rendered?.tokens ?? 0,
+          knowledgeBlocksCloud:
+            bundle !== undefined && blocksCloud(bundle, config.escalation.allowPrivateToCloud),
+        },
+        config.escalation,
+      );
+      if (entry !== undefined) entry.decision = decision;
+    } catch (error) {
+      increment(counters.hookErrors, "before_model_resolve");
+      decision = { target: "local", reason: "error", detail: { message: errorMessage(error) } };
+    }
+    increment(counters.escalations, `${decision.target}:${decision.reason}`);
+    logEvent(logger, "info", "escalation_decision", {
+      sessionKey: ctx.sessionKey,
+      runId: ctx.runId,
+      target: decision.target,
+      reason: decision.reason,
+      ...decision.detail,
+    });
+    return modelOverrideFor(decision, config.escalation);
+  };
+}

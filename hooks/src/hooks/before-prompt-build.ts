@@ -1,0 +1,94 @@
+import type { PluginConfig } from "../config.js";
+import { filterForModel, renderKnowledgeBlock } from "../injection.js";
+import { errorMessage, logEvent } from "../log.js";
+import { increment } from "../metrics.js";
+import type { HookHandlers, HostLogger } from "../openclaw-api.js";
+import { isReflectionSession, type PrincipalLookup } from "../principal.js";
+import { rememberTranscriptTokens, type SharedState } from "../shared-state.js";
+import { type Retrieve, runKey } from "./retrieve.js";
+
+export interface InjectionHookDeps {
+  config: Pick<PluginConfig, "escalation" | "injection">;
+  state: Pick<SharedState, "counters" | "prefetch" | "transcriptTokens">;
+  principalOf: PrincipalLookup;
+  retrieve: Retrieve;
+  logger: HostLogger;
+}
+
+/** Rough transcript size: the text of every message (exact counting is Cortex's job, not the hot path's). */
+function transcriptTokens(messages: readonly unknown[]): number {
+  let characters = 0;
+  for (const message of messages) {
+    const content =
+      typeof message === "object" && message !== null ? (message as { content?: unknown }).content : "";
+    characters += typeof content === "string" ? content.length : JSON.stringify(content ?? "").length;
+  }
+  return Math.ceil(characters / 3.5);
+}
+
+/**
+ * before_prompt_build: appends the run's knowledge block (the prefetched /retrieve, else one of its own) to the
+ * system context, filtered for the model that will read it. Any failure means no injection; the run proceeds.
+ */
+export function injectionHook(deps: InjectionHookDeps): HookHandlers["before_prompt_build"] {
+  const { config, state, principalOf, retrieve, logger } = deps;
+  const counters = state.counters;
+  return async (event, ctx) => {
+    try {
+      if (ctx.sessionKey !== undefined)
+        rememberTranscriptTokens(state, ctx.sessionKey, transcriptTokens(event.messages));
+      const skip = (reason: string) => {
+        increment(counters.injectionSkips, reason);
+        // Why a run got no knowledge is the first question when recall seems off; failures are logged above.
+        if (!reason.startsWith("cortex_") || reason === "cortex_degraded") {
+          logEvent(logger, "info", "injection_skipped", { sessionKey: ctx.sessionKey, reason });
+        }
+        return undefined;
+      };
+      if (!config.injection.enabled) return skip("disabled");
+      if (isReflectionSession(ctx.sessionKey)) return skip("reflection_run");
+      const principal = principalOf(ctx);
+      if (!principal.ok) return skip(principal.reason);
+      const key = runKey(ctx);
+      const prefetched = key === undefined ? undefined : state.prefetch.get(key);
+      if (key !== undefined) state.prefetch.delete(key);
+      const outcome = await (prefetched?.outcome ??
+        retrieve(principal.principal, event.currentUserMessage ?? event.prompt));
+      if (outcome.status === "failed") {
+        if (outcome.reason === "timeout") counters.retrieveTimeouts += 1;
+        else counters.retrieveErrors += 1;
+        logEvent(logger, "warn", "retrieve_failed", {
+          sessionKey: ctx.sessionKey,
+          message: outcome.message,
+        });
+        return skip(`cortex_${outcome.reason}`);
+      }
+      // The model that will read this block decides what may be in it: whatever the escalation said, a
+      // provider that is not local gets no private item without consent.
+      const provider = ctx.modelProviderId;
+      const target =
+        provider !== undefined
+          ? config.escalation.localProviders.includes(provider)
+            ? "local"
+            : "cloud"
+          : (prefetched?.decision?.target ?? "local");
+      const visible = filterForModel(outcome.bundle, target, config.escalation.allowPrivateToCloud);
+      counters.privateItemsWithheld +=
+        outcome.bundle.facts.length +
+        outcome.bundle.chunks.length -
+        visible.facts.length -
+        visible.chunks.length;
+      const block = renderKnowledgeBlock(visible, config.injection.tokenCeiling);
+      if (block === undefined) return skip(outcome.bundle.degraded ? "cortex_degraded" : "nothing_retrieved");
+      counters.injections += 1;
+      return { appendSystemContext: block.text };
+    } catch (error) {
+      increment(counters.hookErrors, "before_prompt_build");
+      logEvent(logger, "error", "hook_failed", {
+        hook: "before_prompt_build",
+        message: errorMessage(error),
+      });
+      return undefined;
+    }
+  };
+}

@@ -1,0 +1,44 @@
+import type { PluginConfig } from "../config.js";
+import { type CortexClient, describeFailure } from "../cortex-client.js";
+import { cortexLimits, RetrieveResponseSchema } from "../cortex-contract.js";
+import { type Histogram, observe } from "../metrics.js";
+import type { AgentHookContext } from "../openclaw-api.js";
+import type { Principal } from "../principal.js";
+import type { RetrieveOutcome } from "../shared-state.js";
+
+/** One /retrieve for a principal's request; Cortex failing or timing out is an outcome, not an exception. */
+export type Retrieve = (principal: Principal, requestText: string) => Promise<RetrieveOutcome>;
+
+/** The key a run's prefetched retrieval waits under, from before_model_resolve to before_prompt_build. */
+export function runKey(ctx: AgentHookContext): string | undefined {
+  return ctx.runId ?? ctx.sessionKey;
+}
+
+export function cortexRetriever(
+  client: CortexClient,
+  injection: PluginConfig["injection"],
+  latency: Histogram,
+): Retrieve {
+  return async (principal, requestText) => {
+    // Nothing to search for (an attachment-only turn): an empty bundle, without a round trip.
+    if (requestText.trim() === "") return { status: "ok", bundle: RetrieveResponseSchema.parse({}) };
+    const started = performance.now();
+    const result = await client.retrieve({
+      principal,
+      // Cortex caps the request text; the end of a long prompt is usually the actual question.
+      requestText:
+        requestText.length > cortexLimits.maxRequestChars
+          ? requestText.slice(-cortexLimits.maxRequestChars)
+          : requestText,
+      tokenBudget: Math.min(injection.tokenCeiling, cortexLimits.maxTokenBudget),
+      mode: injection.mode,
+    });
+    observe(latency, (performance.now() - started) / 1000);
+    if (result.ok) return { status: "ok", bundle: result.value };
+    return {
+      status: "failed",
+      reason: result.failure.kind === "timeout" ? "timeout" : "error",
+      message: describeFailure(result.failure),
+    };
+  };
+}
