@@ -1,31 +1,26 @@
 /**
- * The operator process without its entry point: informers that only enqueue keys, one controller per kind, Lease
- * leader election (only the leader reconciles), probes and metrics, and an orderly stop. main.ts runs it in the
- * cluster; integration tests run it in-process against the test bed's API server.
+ * The operator process without its entry point: a manager (shared caches, Lease leader election, probes and
+ * metrics, an orderly stop) and the four controllers, each declaring what it reconciles, owns and watches. main.ts
+ * runs it in the cluster; integration tests run it in-process against the test bed's API server.
  */
 
-import type { Server } from "node:http";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { buildCrd, crdRevisionAnnotation } from "./api/crd.js";
 import { allKinds } from "./api/v1alpha1/index.js";
-import { applianceLabel, managedBy, type OperatorImages } from "./appliance/children.js";
-import type { GpuNodeLike, RuntimeClassLike } from "./appliance/gpu.js";
+import type { OperatorImages } from "./appliance/children.js";
+import { managedSelector, setupApplianceController } from "./appliance/controller.js";
 import type { HardwareProfile, ProfileName } from "./appliance/hardware-profiles.js";
-import { ModelPuller } from "./appliance/model-puller.js";
-import { ApplianceReconciler, type PodLike, type RemramAppliance } from "./appliance/reconciler.js";
-import { type ArtifactProposalObject, ArtifactProposalReconciler } from "./artifact-proposal/reconciler.js";
+import { setupArtifactProposalController } from "./artifact-proposal/controller.js";
 import { CortexDirectory } from "./cortex/directory.js";
-import { type DimensionPolicyObject, DimensionPolicyReconciler } from "./dimension-policy/reconciler.js";
-import { type DreamScheduleObject, DreamScheduleReconciler } from "./dream-schedule/reconciler.js";
-import { Controller, type Reconcile } from "./runtime/controller.js";
-import { EventRecorder } from "./runtime/events.js";
-import { Informer, type InformerEvent } from "./runtime/informer.js";
-import { KubeClient, type KubeObject } from "./runtime/kube-client.js";
-import { LeaderElector } from "./runtime/leader-election.js";
-import { OperatorMetrics } from "./runtime/metrics.js";
-import { controllerOwnerKey, objectKey } from "./runtime/owner.js";
-import { startProbeServer } from "./runtime/probes.js";
+import { setupDimensionPolicyController } from "./dimension-policy/controller.js";
+import { setupDreamScheduleController } from "./dream-schedule/controller.js";
+import type { Controller } from "./runtime/controller.js";
+import type { KubeClient, KubeObject } from "./runtime/kube-client.js";
+import { ControllerManager, type Manager } from "./runtime/manager.js";
+import type { OperatorMetrics } from "./runtime/metrics.js";
+import type { ReadinessCheck } from "./runtime/probes.js";
+import * as kinds from "./runtime/resource-kinds.js";
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
@@ -65,44 +60,6 @@ export interface RunningOperator {
   lostLeadership: Promise<void>;
 }
 
-const group = "/apis/remram.io/v1alpha1";
-
-function namespacedPath(prefix: string, namespace: string | undefined, plural: string): string {
-  return namespace === undefined ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`;
-}
-
-/** What of a node matters to appliances: GPU allocatable, GPU labels, schedulability, runtime handlers. */
-function gpuFingerprint(node: GpuNodeLike): string {
-  const labels = Object.entries(node.metadata?.labels ?? {})
-    .filter(([key]) => key.startsWith("nvidia.com/") || key === "feature.node.kubernetes.io/pci-10de.present")
-    .sort();
-  return JSON.stringify([
-    node.status?.allocatable?.["nvidia.com/gpu"] ?? "0",
-    labels,
-    node.spec?.unschedulable ?? false,
-    (node.status?.runtimeHandlers ?? []).map((handler) => handler.name ?? ""),
-  ]);
-}
-
-/** Several informers (one per namespace) read as one cache. */
-class MergedCache<T extends KubeObject> {
-  constructor(private readonly parts: readonly Informer<T>[]) {}
-
-  get(namespace: string | undefined, name: string): T | undefined {
-    for (const part of this.parts) {
-      const found = part.get(namespace, name);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-
-  list(namespace?: string): readonly T[] {
-    return this.parts.flatMap((part) => part.list(namespace));
-  }
-}
-const managedSelector = `app.kubernetes.io/managed-by=${managedBy}`;
-const applianceVersion = "remram.io/v1alpha1";
-
 /** Ask the API server who we are (authentication.k8s.io/v1 SelfSubjectReview). */
 async function whoAmI(client: KubeClient): Promise<string> {
   const review = await client.create<{ status?: { userInfo?: { username?: string } } }>(
@@ -114,285 +71,74 @@ async function whoAmI(client: KubeClient): Promise<string> {
   return username;
 }
 
-export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
-  const { log, kubeConfig } = options;
-  const now = options.now ?? Date.now;
-  const metrics = new OperatorMetrics();
-  const client = new KubeClient(kubeConfig, {
-    observer: (method, code, host) => metrics.restRequests.inc({ method, code: String(code), host }),
-  });
-  const events = new EventRecorder(client, options.identity, log, now);
-  const operatorUsername = await whoAmI(client);
-  const controllers = new Map<string, Controller>();
-  const enqueue = (controller: string, key: string | undefined): void => {
-    if (key !== undefined) controllers.get(controller)?.enqueue(key);
-  };
-  const informers: Informer<KubeObject>[] = [];
-  const informer = <T extends KubeObject>(
-    name: string,
-    path: string,
-    onEvent: (object: T, event: InformerEvent) => void,
-    labelSelector?: string,
-  ): Informer<T> => {
-    const created = new Informer<T>(kubeConfig, client, {
-      name,
-      path,
-      ...(labelSelector ? { labelSelector } : {}),
-      onEvent,
-      onError: (error, restartInMs) => {
-        metrics.informerRestarts.inc({ resource: name });
-        log.warn({ resource: name, restartInMs, err: error }, "watch failed; restarting");
-      },
-    });
-    informers.push(created as unknown as Informer<KubeObject>);
-    return created;
-  };
-  const keyOf = (object: KubeObject) => objectKey(object.metadata.namespace, object.metadata.name);
-
-  const watched = (namespace: string | undefined): boolean =>
-    options.watchNamespaces === undefined || options.watchNamespaces.includes(namespace ?? "");
-  // Primary kinds: an event enqueues the object's own key.
-  const appliances = informer<RemramAppliance>("remramappliances", `${group}/remramappliances`, (object) => {
-    if (watched(object.metadata.namespace)) enqueue("appliance", keyOf(object));
-    else
-      log.warn(
-        { appliance: keyOf(object) },
-        "appliance outside the operator's namespaces (REMRAM_WATCH_NAMESPACES); ignored",
-      );
-  });
-  // Kinds that live in an appliance's namespace: only those in this operator's namespaces are its to reconcile.
-  const enqueueWatched = (kind: string) => (object: KubeObject) => {
-    if (watched(object.metadata.namespace)) enqueue(kind, keyOf(object));
-  };
-  const schedules = informer<DreamScheduleObject>(
-    "dreamschedules",
-    `${group}/dreamschedules`,
-    enqueueWatched("dreamschedule"),
-  );
-  const policies = informer<DimensionPolicyObject>(
-    "dimensionpolicies",
-    `${group}/dimensionpolicies`,
-    enqueueWatched("dimensionpolicy"),
-  );
-  const proposals = informer<ArtifactProposalObject>(
-    "artifactproposals",
-    `${group}/artifactproposals`,
-    enqueueWatched("artifactproposal"),
-  );
-  // Cluster-wide events concern every appliance this operator owns, never those outside its namespaces (another
-  // operator's, which it may not even read Secrets for).
-  const enqueueEveryAppliance = () => {
-    for (const appliance of appliances.list())
-      if (watched(appliance.metadata.namespace)) enqueue("appliance", keyOf(appliance));
-  };
-  // Nodes change GPU availability and the auto profile of every appliance, but heartbeats (status updates every
-  // few seconds per node) must not wake every appliance: only a changed GPU fingerprint does.
-  const nodeFingerprints = new Map<string, string>();
-  const nodes = informer<KubeObject & GpuNodeLike>("nodes", "/api/v1/nodes", (node, event) => {
-    const fingerprint = event === "delete" ? "" : gpuFingerprint(node);
-    if (nodeFingerprints.get(node.metadata.name) === fingerprint) return;
-    if (event === "delete") nodeFingerprints.delete(node.metadata.name);
-    else nodeFingerprints.set(node.metadata.name, fingerprint);
-    enqueueEveryAppliance();
-  });
-  // Which RuntimeClass exists decides GPU or CPU (gpu.ts); they are few and rarely change, so any event wakes all.
-  const runtimeClasses = informer<KubeObject & RuntimeClassLike>(
-    "runtimeclasses",
-    "/apis/node.k8s.io/v1/runtimeclasses",
-    enqueueEveryAppliance,
-  );
-  // Owned children map back to their appliance through the controller ownerReference.
-  const toOwner = (object: KubeObject) =>
-    enqueue("appliance", controllerOwnerKey(object, applianceVersion, "RemramAppliance"));
-  const scopes = options.watchNamespaces ?? [undefined];
-  /** One informer per watched namespace, read as one cache. */
-  const scoped = <T extends KubeObject>(
-    name: string,
-    collection: (namespace: string | undefined) => string,
-    onEvent: (object: T) => void,
-    labelSelector: string,
-  ): MergedCache<T> =>
-    new MergedCache(
-      scopes.map((namespace) =>
-        informer<T>(namespace ? `${name}@${namespace}` : name, collection(namespace), onEvent, labelSelector),
-      ),
-    );
-  const childPaths: Record<string, (namespace: string | undefined) => string> = {
-    Deployment: (namespace) => namespacedPath("/apis/apps/v1", namespace, "deployments"),
-    StatefulSet: (namespace) => namespacedPath("/apis/apps/v1", namespace, "statefulsets"),
-    Service: (namespace) => namespacedPath("/api/v1", namespace, "services"),
-    Secret: (namespace) => namespacedPath("/api/v1", namespace, "secrets"),
-    PersistentVolumeClaim: (namespace) => namespacedPath("/api/v1", namespace, "persistentvolumeclaims"),
-    NetworkPolicy: (namespace) => namespacedPath("/apis/networking.k8s.io/v1", namespace, "networkpolicies"),
-  };
-  const byApplianceLabel = (object: KubeObject) => {
-    const appliance = object.metadata.labels?.[applianceLabel];
-    if (appliance) enqueue("appliance", objectKey(object.metadata.namespace, appliance));
-  };
-  const children = new Map<string, MergedCache<KubeObject>>();
-  for (const [kind, path] of Object.entries(childPaths)) {
-    // Retained PVCs carry no ownerReference: map them by the appliance label instead.
-    const onEvent = kind === "PersistentVolumeClaim" ? byApplianceLabel : toOwner;
-    children.set(kind, scoped(kind.toLowerCase(), path, onEvent, managedSelector));
-  }
-  const pods = scoped<KubeObject & PodLike>(
-    "pods",
-    (namespace) => namespacedPath("/api/v1", namespace, "pods"),
-    byApplianceLabel,
-    `${managedSelector},app.kubernetes.io/name=opensearch`,
-  );
-
-  const cortex = new CortexDirectory({
-    secrets: children.get("Secret") as MergedCache<KubeObject>,
-    appliances,
-    readSecret: (namespace, name) =>
-      client.get<KubeObject>(`/api/v1/namespaces/${namespace}/secrets/${name}`),
-    ...(options.cortexUrl ? { cortexUrl: options.cortexUrl } : {}),
-    ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
-  });
-  const modelPuller = new ModelPuller(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {});
-  const applianceReconciler = new ApplianceReconciler({
-    client,
-    appliances,
-    nodes,
-    runtimeClasses,
-    children: (kind) => children.get(kind),
-    pods,
-    events,
-    profiles: options.profiles,
-    images: options.images,
-    ...(options.metricsNamespaces ? { metricsNamespaces: options.metricsNamespaces } : {}),
-    operatorNamespace: options.leaseNamespace,
-    models: modelPuller,
-    enqueue: (key) => enqueue("appliance", key),
-    ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
-    metrics,
-    now,
-    log,
-  });
-  const dreamReconciler = new DreamScheduleReconciler({
-    client,
-    schedules,
-    proposals,
-    cortex,
-    events,
-    metrics,
-    operatorUsername: () => operatorUsername,
-    now,
-    enqueue: (key) => enqueue("dreamschedule", key),
-    log,
-  });
-  const policyReconciler = new DimensionPolicyReconciler({ client, policies, cortex, events, now, log });
-  const proposalReconciler = new ArtifactProposalReconciler({
-    client,
-    proposals,
-    cortex,
-    events,
-    metrics,
-    now,
-    log,
-  });
-
-  const controller = (
-    name: string,
-    reconcile: Reconcile,
-    cache: { list(): readonly KubeObject[] },
-  ): Controller => {
-    const created = new Controller({
-      name,
-      reconcile,
-      listKeys: () => cache.list().map(keyOf),
-      metrics,
-      log: log.child({ controller: name }),
-      ...(options.resyncMs !== undefined ? { resyncMs: options.resyncMs } : {}),
-    });
-    controllers.set(name, created);
-    return created;
-  };
-  const asCache = <T>(cache: Informer<T & KubeObject>) => cache as unknown as Informer<KubeObject>;
-  controller("appliance", (key) => applianceReconciler.reconcile(key), {
-    list: () =>
-      asCache(appliances)
-        .list()
-        .filter((appliance) => watched(appliance.metadata.namespace)),
-  });
-  controller("dreamschedule", (key) => dreamReconciler.reconcile(key), asCache(schedules));
-  controller("dimensionpolicy", (key) => policyReconciler.reconcile(key), asCache(policies));
-  controller("artifactproposal", (key) => proposalReconciler.reconcile(key), asCache(proposals));
-
-  await Promise.all(informers.map((each) => each.start()));
-
+/** /readyz: every CRD is served at the revision this build generates. */
+function crdsAtExpectedRevision(client: KubeClient): ReadinessCheck {
   const expectedRevisions = new Map(
     allKinds.map((kind) => {
       const crd = buildCrd(kind) as { metadata: { name: string; annotations: Record<string, string> } };
       return [crd.metadata.name, crd.metadata.annotations[crdRevisionAnnotation]];
     }),
   );
-  let probeServer: Server | undefined;
-  if (options.probePort !== undefined && options.probePort > 0) {
-    probeServer = await startProbeServer({
-      port: options.probePort,
-      registry: metrics.registry,
-      readiness: {
-        caches: () => {
-          const unsynced = informers.filter((each) => !each.hasSynced()).length;
-          return unsynced === 0 ? undefined : `${unsynced} caches not synced`;
-        },
-        crds: async () => {
-          for (const [name, revision] of expectedRevisions) {
-            const crd = await client.get<KubeObject>(
-              `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
-            );
-            const served = crd?.metadata.annotations?.[crdRevisionAnnotation];
-            if (served !== revision)
-              return `${name} is at revision ${served ?? "none"}, expected ${revision}`;
-          }
-          return undefined;
-        },
-      },
-    });
-  }
+  return async () => {
+    for (const [name, revision] of expectedRevisions) {
+      const crd = await client.get<KubeObject>(
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+      );
+      const served = crd?.metadata.annotations?.[crdRevisionAnnotation];
+      if (served !== revision) return `${name} is at revision ${served ?? "none"}, expected ${revision}`;
+    }
+    return undefined;
+  };
+}
 
-  let signalLost: () => void = () => {};
-  const lostLeadership = new Promise<void>((resolve) => {
-    signalLost = resolve;
+/** The four controllers, and the Cortex directory three of them share. */
+export function setupControllers(manager: Manager, options: OperatorOptions, operatorUsername: string): void {
+  setupApplianceController(manager, {
+    profiles: options.profiles,
+    images: options.images,
+    ...(options.metricsNamespaces ? { metricsNamespaces: options.metricsNamespaces } : {}),
+    operatorNamespace: options.leaseNamespace,
+    ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
+    ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
   });
-  const leaseName = options.leaseName ?? "remram-operator";
-  const elector = new LeaderElector({
-    // Lease renewals get their own client so `client.totalWrites()` counts reconcile writes only.
-    client: new KubeClient(kubeConfig, {
-      observer: (method, code, host) => metrics.restRequests.inc({ method, code: String(code), host }),
-    }),
-    namespace: options.leaseNamespace,
-    name: leaseName,
+  const cortex = new CortexDirectory({
+    // The appliance controller's Secret cache: the token Secrets it generates are in it.
+    secrets: manager.cache(kinds.secrets, managedSelector),
+    appliances: manager.cache(kinds.remramAppliances),
+    readSecret: (namespace, name) =>
+      manager.client.get<KubeObject>(`/api/v1/namespaces/${namespace}/secrets/${name}`),
+    ...(options.cortexUrl ? { cortexUrl: options.cortexUrl } : {}),
+    ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+  });
+  setupDreamScheduleController(manager, { cortex, operatorUsername });
+  setupDimensionPolicyController(manager, { cortex });
+  setupArtifactProposalController(manager, { cortex });
+}
+
+export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
+  const manager = new ControllerManager({
+    kubeConfig: options.kubeConfig,
+    log: options.log,
     identity: options.identity,
-    log,
-    onStartedLeading: () => {
-      metrics.leaderStatus.set({ name: leaseName }, 1);
-      for (const each of controllers.values()) each.start();
-    },
-    onStoppedLeading: () => {
-      metrics.leaderStatus.set({ name: leaseName }, 0);
-      signalLost();
-    },
+    leaseNamespace: options.leaseNamespace,
+    leaseName: options.leaseName ?? "remram-operator",
+    ...(options.watchNamespaces ? { watchNamespaces: options.watchNamespaces } : {}),
+    // The operator's own kinds are read in every namespace, so one outside its namespaces is logged as ignored.
+    clusterWideKinds: kinds.remramKinds,
+    ...(options.probePort !== undefined ? { probePort: options.probePort } : {}),
+    ...(options.resyncMs !== undefined ? { resyncMs: options.resyncMs } : {}),
+    now: options.now ?? Date.now,
   });
-  metrics.leaderStatus.set({ name: leaseName }, 0);
-  elector.start();
-
+  const operatorUsername = await whoAmI(manager.client);
+  setupControllers(manager, options, operatorUsername);
+  manager.addReadyzCheck("crds", crdsAtExpectedRevision(manager.client));
+  await manager.start();
   return {
-    client,
-    metrics,
-    controllers: [...controllers.values()],
-    isLeader: () => elector.isLeader(),
-    lostLeadership,
-    async stop() {
-      await Promise.all([...controllers.values()].map((each) => each.stop()));
-      // Closing the pull streams lets Ollama cancel the downloads and record their parts for the next leader.
-      modelPuller.stop();
-      await Promise.all(informers.map((each) => each.stop()));
-      await elector.stop();
-      metrics.leaderStatus.set({ name: leaseName }, 0);
-      await new Promise<void>((resolve) => (probeServer ? probeServer.close(() => resolve()) : resolve()));
-    },
+    client: manager.client,
+    metrics: manager.metrics,
+    controllers: manager.controllers,
+    isLeader: () => manager.isLeader(),
+    lostLeadership: manager.lostLeadership,
+    stop: () => manager.stop(),
   };
 }

@@ -12,6 +12,9 @@ import { type GpuInventory, gpuHardwareLabels, type NodeLike } from "./hardware-
 
 export const defaultRuntimeClassName = "nvidia";
 
+/** The extended resource the NVIDIA device plugin advertises and GPU pods ask for (and tolerate as a taint). */
+export const gpuResource = "nvidia.com/gpu";
+
 export function runtimeClassNameOf(spec: Pick<RemramApplianceSpec, "ollama">): string {
   return spec.ollama.runtimeClassName ?? defaultRuntimeClassName;
 }
@@ -38,7 +41,7 @@ export type RuntimeClassState =
 function isGpuNode(node: GpuNodeLike): boolean {
   if (node.spec?.unschedulable) return false;
   const labels = node.metadata?.labels ?? {};
-  const gpus = Number.parseInt(node.status?.allocatable?.["nvidia.com/gpu"] ?? "0", 10);
+  const gpus = Number.parseInt(node.status?.allocatable?.[gpuResource] ?? "0", 10);
   return gpus > 0 || gpuHardwareLabels.some((label) => labels[label] === "true");
 }
 

@@ -8,12 +8,14 @@ import type { Logger } from "pino";
 import type { Condition } from "../api/v1alpha1/common.js";
 import { type RemramApplianceStatus, remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { isSubset } from "../runtime/apply.js";
+import type { Cache } from "../runtime/cache.js";
 import { mergeConditions, transitions } from "../runtime/conditions.js";
 import type { ReconcileResult } from "../runtime/controller.js";
 import type { EventRecorder } from "../runtime/events.js";
 import { type KubeClient, type KubeObject, objectPath } from "../runtime/kube-client.js";
 import type { OperatorMetrics } from "../runtime/metrics.js";
 import { controllerReference, splitKey } from "../runtime/owner.js";
+import { parseSpec, TerminalError } from "../runtime/terminal-error.js";
 import {
   type ApplianceContext,
   buildApplianceChildren,
@@ -45,11 +47,6 @@ export interface RemramAppliance extends KubeObject {
   status?: RemramApplianceStatus;
 }
 
-/** Read access to an informer cache (the Informer class satisfies it). */
-export interface Cache<T> {
-  get(namespace: string | undefined, name: string): T | undefined;
-  list(namespace?: string): readonly T[];
-}
 
 export interface ApplianceReconcilerDeps {
   client: KubeClient;
@@ -107,12 +104,7 @@ export class ApplianceReconciler {
       this.deps.metrics?.setApplianceConditions(namespace, name, undefined);
       return undefined;
     }
-    const parsed = remramApplianceSpec.safeParse(appliance.spec ?? {});
-    if (!parsed.success) {
-      this.deps.log.warn({ key, error: parsed.error.message }, "appliance spec does not parse; skipping");
-      return undefined;
-    }
-    const spec = parsed.data;
+    const spec = parseSpec(remramApplianceSpec, appliance.spec);
     const nodes = this.deps.nodes.list();
     const inventory = gpuInventory(nodes);
     const gpuMode = spec.ollama.gpu;
@@ -127,7 +119,8 @@ export class ApplianceReconciler {
         ? selectProfile(usableGpuInventory(gpuMode, inventory, runtimeClass))
         : spec.hardwareProfile;
     const profile = this.deps.profiles.get(profileName);
-    if (profile === undefined) throw new Error(`hardware profile ${profileName} is not installed`);
+    // The profiles are read at start: only another profile in the spec (or a restart with this one) helps.
+    if (profile === undefined) throw new TerminalError(`hardware profile ${profileName} is not installed`);
     const { useGpu, devicePlugin } = decideGpu({
       mode: gpuMode,
       inventory,

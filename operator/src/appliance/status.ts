@@ -1,40 +1,18 @@
 /**
- * The appliance's conditions, computed from what the operator observed (pure). Reasons are the documented
- * CamelCase constants below; Ready summarises the components, Progressing is True only while rolling toward a
- * new generation, and Degraded only once Ready has been False past a threshold.
+ * The appliance's conditions, computed from what the operator observed (pure), with ApplianceReason's reasons.
+ * Ready summarises the components, Progressing is True only while rolling toward a new generation, and Degraded
+ * only once Ready has been False past a threshold.
  */
 import type { Condition } from "../api/v1alpha1/common.js";
-import type { ModelRole, RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import {
+  ApplianceReason,
+  type ModelRole,
+  type RemramApplianceSpec,
+} from "../api/v1alpha1/remram-appliance.js";
 import { type ConditionInput, summarizeReady } from "../runtime/conditions.js";
 import type { RuntimeClassState } from "./gpu.js";
 import type { GpuInventory } from "./hardware-profiles.js";
 import { type PullProgress, pullingMessage } from "./pull-progress.js";
-
-export const reasons = {
-  reconciling: "Reconciling",
-  ready: "Ready",
-  gpuFound: "GPUFound",
-  gpuDisabled: "GPUDisabled",
-  cpuFallback: "NoGPUCPUFallback",
-  gpuRuntimeCpuFallback: "NoGPURuntimeCPUFallback",
-  gpuRequiredMissing: "GPURequiredButMissing",
-  runtimeClassNotFound: "RuntimeClassNotFound",
-  runtimeHandlerNotFound: "RuntimeHandlerNotFound",
-  maxMapCountOk: "VmMaxMapCountSufficient",
-  maxMapCountLow: "VmMaxMapCountTooLow",
-  notMeasured: "NotMeasured",
-  externalOpenSearch: "ExternalOpenSearch",
-  available: "Available",
-  rollingOut: "RollingOut",
-  notAvailable: "NotAvailable",
-  missing: "NotCreated",
-  modelsListed: "ModelsListed",
-  modelsPulling: "ModelsPulling",
-  ollamaUnreachable: "OllamaUnreachable",
-  pullFailed: "ModelPullFailed",
-  steady: "Steady",
-  persistentFailure: "PersistentFailure",
-} as const;
 
 export const requiredMaxMapCount = 262144;
 export const degradedAfterMs = 10 * 60_000;
@@ -122,7 +100,7 @@ function gpuCondition(observation: ApplianceObservation): ConditionInput {
     return {
       type: "GPUAvailable",
       status: "False",
-      reason: reasons.gpuDisabled,
+      reason: ApplianceReason.GPUDisabled,
       message: "spec.ollama.gpu is disabled",
     };
   }
@@ -133,8 +111,8 @@ function gpuCondition(observation: ApplianceObservation): ConditionInput {
       status: "False",
       reason:
         observation.runtimeClass?.status === "NotFound"
-          ? reasons.runtimeClassNotFound
-          : reasons.runtimeHandlerNotFound,
+          ? ApplianceReason.RuntimeClassNotFound
+          : ApplianceReason.RuntimeHandlerNotFound,
       message: `spec.ollama.gpu is required, but ${problem}; Ollama waits`.slice(0, 1024),
     };
   }
@@ -143,7 +121,7 @@ function gpuCondition(observation: ApplianceObservation): ConditionInput {
     return {
       type: "GPUAvailable",
       status: "False",
-      reason: reasons.gpuRuntimeCpuFallback,
+      reason: ApplianceReason.NoGPURuntimeCPUFallback,
       message: `${found}, but ${problem}; Ollama runs on the CPU`.slice(0, 1024),
     };
   }
@@ -151,7 +129,7 @@ function gpuCondition(observation: ApplianceObservation): ConditionInput {
     return {
       type: "GPUAvailable",
       status: "True",
-      reason: reasons.gpuFound,
+      reason: ApplianceReason.GPUFound,
       message: `${count} nvidia.com/gpu allocatable${product ? ` (${product})` : ""}`,
     };
   }
@@ -159,14 +137,14 @@ function gpuCondition(observation: ApplianceObservation): ConditionInput {
     return {
       type: "GPUAvailable",
       status: "False",
-      reason: reasons.gpuRequiredMissing,
+      reason: ApplianceReason.GPURequiredButMissing,
       message: "spec.ollama.gpu is required but no node offers nvidia.com/gpu; Ollama stays pending",
     };
   }
   return {
     type: "GPUAvailable",
     status: "False",
-    reason: reasons.cpuFallback,
+    reason: ApplianceReason.NoGPUCPUFallback,
     message: "no node offers nvidia.com/gpu; Ollama runs on the CPU with the profile's models",
   };
 }
@@ -174,14 +152,19 @@ function gpuCondition(observation: ApplianceObservation): ConditionInput {
 function hostCondition(observation: ApplianceObservation): ConditionInput {
   const type = "HostPrerequisitesMet";
   if (observation.spec.opensearch.mode === "external") {
-    return { type, status: "True", reason: reasons.externalOpenSearch, message: "OpenSearch runs elsewhere" };
+    return {
+      type,
+      status: "True",
+      reason: ApplianceReason.ExternalOpenSearch,
+      message: "OpenSearch runs elsewhere",
+    };
   }
   const value = observation.hostMaxMapCount;
   if (value === undefined) {
     return {
       type,
       status: "Unknown",
-      reason: reasons.notMeasured,
+      reason: ApplianceReason.NotMeasured,
       message: "vm.max_map_count not read yet (the OpenSearch pod's host-check init container reports it)",
     };
   }
@@ -189,11 +172,16 @@ function hostCondition(observation: ApplianceObservation): ConditionInput {
     return {
       type,
       status: "False",
-      reason: reasons.maxMapCountLow,
+      reason: ApplianceReason.VmMaxMapCountTooLow,
       message: `host vm.max_map_count is ${value}; OpenSearch needs >= ${requiredMaxMapCount} (set it in /etc/sysctl.d)`,
     };
   }
-  return { type, status: "True", reason: reasons.maxMapCountOk, message: `vm.max_map_count is ${value}` };
+  return {
+    type,
+    status: "True",
+    reason: ApplianceReason.VmMaxMapCountSufficient,
+    message: `vm.max_map_count is ${value}`,
+  };
 }
 
 function workloadCondition(
@@ -202,13 +190,13 @@ function workloadCondition(
 ): ConditionInput {
   const type = conditionTitles[component];
   if (!observation.exists)
-    return { type, status: "Unknown", reason: reasons.missing, message: "not created yet" };
+    return { type, status: "Unknown", reason: ApplianceReason.NotCreated, message: "not created yet" };
   if (observation.available && observation.upToDate) {
-    return { type, status: "True", reason: reasons.available, message: "available" };
+    return { type, status: "True", reason: ApplianceReason.Available, message: "available" };
   }
   if (!observation.upToDate)
-    return { type, status: "Unknown", reason: reasons.rollingOut, message: "rolling out" };
-  return { type, status: "False", reason: reasons.notAvailable, message: "no ready replica" };
+    return { type, status: "Unknown", reason: ApplianceReason.RollingOut, message: "rolling out" };
+  return { type, status: "False", reason: ApplianceReason.NotAvailable, message: "no ready replica" };
 }
 
 function modelsCondition(models: ModelObservation): ConditionInput {
@@ -217,7 +205,7 @@ function modelsCondition(models: ModelObservation): ConditionInput {
     return {
       type,
       status: "Unknown",
-      reason: reasons.ollamaUnreachable,
+      reason: ApplianceReason.OllamaUnreachable,
       message: models.pullError ?? "Ollama has not answered /api/tags yet",
     };
   }
@@ -226,7 +214,12 @@ function modelsCondition(models: ModelObservation): ConditionInput {
     (model) => !listed.has(model.name) && !listed.has(`${model.name}:latest`),
   );
   if (missing.length === 0) {
-    return { type, status: "True", reason: reasons.modelsListed, message: "every required model is listed" };
+    return {
+      type,
+      status: "True",
+      reason: ApplianceReason.ModelsListed,
+      message: "every required model is listed",
+    };
   }
   const names = [...new Set(missing.map((model) => model.name))];
   const failed = names.filter((name) => models.pullErrors?.has(name));
@@ -236,14 +229,14 @@ function modelsCondition(models: ModelObservation): ConditionInput {
     return {
       type,
       status: "False",
-      reason: reasons.pullFailed,
+      reason: ApplianceReason.ModelPullFailed,
       message: pulling.length > 0 ? `${failures}; ${pullingMessage(pulling, models.pulls)}` : failures,
     };
   }
   return {
     type,
     status: "Unknown",
-    reason: reasons.modelsPulling,
+    reason: ApplianceReason.ModelsPulling,
     message: pullingMessage(names, models.pulls),
   };
 }
@@ -276,10 +269,15 @@ export function applianceConditions(observation: ApplianceObservation): Conditio
     ? {
         type: "Progressing",
         status: "True",
-        reason: reasons.rollingOut,
+        reason: ApplianceReason.RollingOut,
         message: "rolling out the latest spec",
       }
-    : { type: "Progressing", status: "False", reason: reasons.steady, message: "no rollout in progress" };
+    : {
+        type: "Progressing",
+        status: "False",
+        reason: ApplianceReason.Steady,
+        message: "no rollout in progress",
+      };
   return [summarizeReady(readyInputs, "every component is available"), progressing, gpu, ...components];
 }
 
@@ -291,9 +289,14 @@ export function degradedCondition(merged: readonly Condition[], nowMs: number): 
     return {
       type: "Degraded",
       status: "True",
-      reason: reasons.persistentFailure,
+      reason: ApplianceReason.PersistentFailure,
       message: `not ready for more than ${degradedAfterMs / 60_000} min: ${ready.message}`.slice(0, 1024),
     };
   }
-  return { type: "Degraded", status: "False", reason: reasons.steady, message: "no persistent failure" };
+  return {
+    type: "Degraded",
+    status: "False",
+    reason: ApplianceReason.Steady,
+    message: "no persistent failure",
+  };
 }

@@ -4,10 +4,14 @@
  * (Cortex answers 409) is Failed/Conflict and final; Cortex being down is retried with backoff.
  */
 import type { Logger } from "pino";
-import { type ArtifactProposalStatus, artifactProposalSpec } from "../api/v1alpha1/artifact-proposal.js";
-import type { Cache } from "../appliance/reconciler.js";
+import {
+  ArtifactProposalReason,
+  type ArtifactProposalStatus,
+  artifactProposalSpec,
+} from "../api/v1alpha1/artifact-proposal.js";
 import { CortexRejectedError, CortexUnavailableError } from "../cortex/client.js";
 import type { CortexDirectory } from "../cortex/directory.js";
+import type { Cache } from "../runtime/cache.js";
 import { type ConditionInput, mergeConditions } from "../runtime/conditions.js";
 import type { ReconcileResult } from "../runtime/controller.js";
 import type { EventRecorder } from "../runtime/events.js";
@@ -15,6 +19,7 @@ import type { KubeClient, KubeObject } from "../runtime/kube-client.js";
 import type { OperatorMetrics } from "../runtime/metrics.js";
 import { splitKey } from "../runtime/owner.js";
 import { applyStatusIfChanged, conditionTime } from "../runtime/status-writer.js";
+import { parseSpec } from "../runtime/terminal-error.js";
 import { decideProposal } from "./decision.js";
 
 export interface ArtifactProposalObject extends KubeObject {
@@ -44,7 +49,7 @@ export class ArtifactProposalReconciler {
       this.deps.metrics?.setProposalPending(namespace, name, undefined);
       return undefined;
     }
-    const spec = artifactProposalSpec.parse(proposal.spec ?? {});
+    const spec = parseSpec(artifactProposalSpec, proposal.spec);
     const generation = proposal.metadata.generation ?? 1;
     const previous = proposal.status;
     const decision = decideProposal(spec, previous, generation);
@@ -60,15 +65,35 @@ export class ArtifactProposalReconciler {
       case "await":
         phase = "Pending";
         conditions = [
-          { type: "Ready", status: "False", reason: "AwaitingApproval", message: "waiting for an approver" },
-          { type: "Promoted", status: "False", reason: "AwaitingApproval", message: "not approved yet" },
+          {
+            type: "Ready",
+            status: "False",
+            reason: ArtifactProposalReason.AwaitingApproval,
+            message: "waiting for an approver",
+          },
+          {
+            type: "Promoted",
+            status: "False",
+            reason: ArtifactProposalReason.AwaitingApproval,
+            message: "not approved yet",
+          },
         ];
         break;
       case "stale":
         phase = "Failed";
         conditions = [
-          { type: "Ready", status: "False", reason: "ApprovalStale", message: decision.message },
-          { type: "Promoted", status: "False", reason: "ApprovalStale", message: decision.message },
+          {
+            type: "Ready",
+            status: "False",
+            reason: ArtifactProposalReason.ApprovalStale,
+            message: decision.message,
+          },
+          {
+            type: "Promoted",
+            status: "False",
+            reason: ArtifactProposalReason.ApprovalStale,
+            message: decision.message,
+          },
         ];
         break;
       case "promote":
@@ -83,8 +108,18 @@ export class ArtifactProposalReconciler {
           phase = "Promoted";
           promotion = { commitId: commitId.slice(0, 64), promotedAt: conditionTime(nowMs) };
           conditions = [
-            { type: "Ready", status: "True", reason: "Promoted", message: `committed ${commitId}` },
-            { type: "Promoted", status: "True", reason: "Promoted", message: `committed ${commitId}` },
+            {
+              type: "Ready",
+              status: "True",
+              reason: ArtifactProposalReason.Promoted,
+              message: `committed ${commitId}`,
+            },
+            {
+              type: "Promoted",
+              status: "True",
+              reason: ArtifactProposalReason.Promoted,
+              message: `committed ${commitId}`,
+            },
           ];
           this.deps.metrics?.proposalsPromoted.inc();
         } catch (error) {
@@ -97,8 +132,13 @@ export class ArtifactProposalReconciler {
           await cortex.deny(spec.proposalId, decision.deniedBy, decision.comment);
           phase = "Denied";
           conditions = [
-            { type: "Ready", status: "True", reason: "Denied", message: `denied by ${decision.deniedBy}` },
-            { type: "Promoted", status: "False", reason: "Denied", message: "denied" },
+            {
+              type: "Ready",
+              status: "True",
+              reason: ArtifactProposalReason.Denied,
+              message: `denied by ${decision.deniedBy}`,
+            },
+            { type: "Promoted", status: "False", reason: ArtifactProposalReason.Denied, message: "denied" },
           ];
         } catch (error) {
           ({ phase, conditions, failure } = this.failed(error, "Denied"));
@@ -137,7 +177,7 @@ export class ArtifactProposalReconciler {
   ): { phase: Phase; conditions: ConditionInput[]; failure?: Error } {
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 1024);
     if (error instanceof CortexRejectedError) {
-      const reason = error.status === 409 ? "Conflict" : "Rejected";
+      const reason = error.status === 409 ? ArtifactProposalReason.Conflict : ArtifactProposalReason.Rejected;
       return {
         phase: "Failed",
         conditions: [
@@ -149,8 +189,8 @@ export class ArtifactProposalReconciler {
     return {
       phase: pendingPhase,
       conditions: [
-        { type: "Ready", status: "False", reason: "CortexUnavailable", message },
-        { type: "Promoted", status: "False", reason: "CortexUnavailable", message },
+        { type: "Ready", status: "False", reason: ArtifactProposalReason.CortexUnavailable, message },
+        { type: "Promoted", status: "False", reason: ArtifactProposalReason.CortexUnavailable, message },
       ],
       failure: error instanceof CortexUnavailableError ? error : new CortexUnavailableError(message),
     };

@@ -5,7 +5,7 @@
 
 import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { childName, cortexTokenKey, serviceUrl } from "../appliance/children.js";
-import type { Cache } from "../appliance/reconciler.js";
+import type { Cache } from "../runtime/cache.js";
 import type { KubeObject } from "../runtime/kube-client.js";
 import { CortexClient, CortexUnavailableError } from "./client.js";
 

@@ -1,19 +1,25 @@
 /**
  * DimensionPolicy → PUT Cortex /dimensions. Synced carries the outcome; appliedHash is Cortex's hash of the policy
  * in force. A finalizer resets Cortex to the default policy when the object is deleted. Cortex down → Synced=False
- * (CortexUnavailable) and the error goes back to the work queue, which backs off: no hot loop.
+ * (CortexUnavailable) and the error goes back to the work queue, which backs off: no hot loop. A policy Cortex
+ * calls invalid (400) → Synced=False (Rejected), not retried before the object changes or the periodic resync.
  */
 import type { Logger } from "pino";
-import { type DimensionPolicyStatus, dimensionPolicySpec } from "../api/v1alpha1/dimension-policy.js";
-import type { Cache } from "../appliance/reconciler.js";
-import { CortexUnavailableError } from "../cortex/client.js";
+import {
+  DimensionPolicyReason,
+  type DimensionPolicyStatus,
+  dimensionPolicySpec,
+} from "../api/v1alpha1/dimension-policy.js";
+import { CortexRejectedError, CortexUnavailableError } from "../cortex/client.js";
 import type { CortexDirectory } from "../cortex/directory.js";
+import type { Cache } from "../runtime/cache.js";
 import { type ConditionInput, mergeConditions, transitions } from "../runtime/conditions.js";
 import type { ReconcileResult } from "../runtime/controller.js";
 import type { EventRecorder } from "../runtime/events.js";
 import { type KubeClient, type KubeObject, objectPath } from "../runtime/kube-client.js";
 import { splitKey } from "../runtime/owner.js";
 import { applyStatusIfChanged, conditionTime } from "../runtime/status-writer.js";
+import { parseSpec, TerminalError } from "../runtime/terminal-error.js";
 
 export const dimensionFinalizer = "remram.io/deregister-dimensions";
 
@@ -44,7 +50,7 @@ export class DimensionPolicyReconciler {
     const { namespace, name } = splitKey(key);
     const policy = this.deps.policies.get(namespace, name);
     if (policy === undefined) return undefined;
-    const spec = dimensionPolicySpec.parse(policy.spec ?? {});
+    const spec = parseSpec(dimensionPolicySpec, policy.spec);
     if (policy.metadata.deletionTimestamp !== undefined) {
       await this.deregister(policy, namespace, spec.applianceRef.name);
       return undefined;
@@ -71,18 +77,32 @@ export class DimensionPolicyReconciler {
       if (!upToDate || inForce !== appliedHash) {
         appliedHash = (await cortex.putDimensions(dimensionsBody(spec))).appliedHash;
       }
-      outcome = { type: "Synced", status: "True", reason: "Applied", message: "Cortex holds this policy" };
+      outcome = {
+        type: "Synced",
+        status: "True",
+        reason: DimensionPolicyReason.Applied,
+        message: "Cortex holds this policy",
+      };
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
+      // Cortex refused the policy itself: the same spec would be refused again.
+      if (error instanceof CortexRejectedError && error.status === 400) {
+        failure = new TerminalError(failure.message, { cause: error });
+      }
       outcome =
         error instanceof CortexUnavailableError
           ? {
               type: "Synced",
               status: "False",
-              reason: "CortexUnavailable",
+              reason: DimensionPolicyReason.CortexUnavailable,
               message: failure.message.slice(0, 1024),
             }
-          : { type: "Synced", status: "False", reason: "Rejected", message: failure.message.slice(0, 1024) };
+          : {
+              type: "Synced",
+              status: "False",
+              reason: DimensionPolicyReason.Rejected,
+              message: failure.message.slice(0, 1024),
+            };
     }
     const ready: ConditionInput = { ...outcome, type: "Ready" };
     const conditions = mergeConditions(

@@ -4,10 +4,14 @@
  * outcome and report counts, then mirror Cortex's pending proposals as ArtifactProposal objects.
  */
 import type { Logger } from "pino";
-import { type DreamScheduleStatus, dreamScheduleSpec } from "../api/v1alpha1/dream-schedule.js";
-import type { Cache } from "../appliance/reconciler.js";
+import {
+  DreamScheduleReason,
+  type DreamScheduleStatus,
+  dreamScheduleSpec,
+} from "../api/v1alpha1/dream-schedule.js";
 import type { DreamReport, PendingProposal } from "../cortex/client.js";
 import type { CortexDirectory } from "../cortex/directory.js";
+import type { Cache } from "../runtime/cache.js";
 import { type ConditionInput, mergeConditions, transitions } from "../runtime/conditions.js";
 import type { ReconcileResult } from "../runtime/controller.js";
 import type { EventRecorder } from "../runtime/events.js";
@@ -15,6 +19,7 @@ import { type KubeClient, type KubeObject, resourcePath } from "../runtime/kube-
 import type { OperatorMetrics } from "../runtime/metrics.js";
 import { splitKey } from "../runtime/owner.js";
 import { applyStatusIfChanged, conditionTime } from "../runtime/status-writer.js";
+import { parseSpec } from "../runtime/terminal-error.js";
 import { decideRun, InvalidScheduleError } from "./schedule.js";
 
 export interface DreamScheduleObject extends KubeObject {
@@ -66,7 +71,7 @@ export class DreamScheduleReconciler {
       this.runs.delete(key);
       return undefined;
     }
-    const spec = dreamScheduleSpec.parse(schedule.spec ?? {});
+    const spec = parseSpec(dreamScheduleSpec, schedule.spec);
     const generation = schedule.metadata.generation ?? 1;
     const nowMs = this.deps.now();
     const previous = schedule.status ?? {};
@@ -143,11 +148,11 @@ export class DreamScheduleReconciler {
       }
       conditions.push(
         spec.suspend
-          ? { type: "Ready", status: "True", reason: "Suspended", message: "suspended" }
+          ? { type: "Ready", status: "True", reason: DreamScheduleReason.Suspended, message: "suspended" }
           : {
               type: "Ready",
               status: "True",
-              reason: "Scheduled",
+              reason: DreamScheduleReason.Scheduled,
               message: `next run ${status.nextScheduleTime ?? "never"}`,
             },
       );
@@ -156,7 +161,7 @@ export class DreamScheduleReconciler {
       conditions.push({
         type: "Ready",
         status: "False",
-        reason: "InvalidSchedule",
+        reason: DreamScheduleReason.InvalidSchedule,
         message: error.message.slice(0, 1024),
       });
     }
@@ -166,10 +171,15 @@ export class DreamScheduleReconciler {
         ? {
             type: "Running",
             status: "True",
-            reason: "DreamCycleRunning",
+            reason: DreamScheduleReason.DreamCycleRunning,
             message: "a dream cycle is running",
           }
-        : { type: "Running", status: "False", reason: "Idle", message: "no dream cycle is running" },
+        : {
+            type: "Running",
+            status: "False",
+            reason: DreamScheduleReason.Idle,
+            message: "no dream cycle is running",
+          },
     );
     status.conditions = mergeConditions(previous.conditions, conditions, generation, iso(nowMs));
     await applyStatusIfChanged(this.deps.client, schedule, status);

@@ -7,6 +7,7 @@ import { withTypeMeta } from "./informer.js";
 import { decideLease, microTime, nextLeaseSpec } from "./leader-election.js";
 import { OperatorMetrics } from "./metrics.js";
 import { controllerOwnerKey } from "./owner.js";
+import { TerminalError } from "./terminal-error.js";
 
 const log = pino({ level: "silent" });
 
@@ -83,6 +84,66 @@ describe("a controller", () => {
     expect(text).toContain('controller_runtime_reconcile_total{controller="appliance",result="error"} 1');
     expect(text).toContain('controller_runtime_reconcile_total{controller="appliance",result="success"} 1');
     expect(text).toContain('workqueue_retries_total{name="appliance"} 1');
+  });
+
+  it("records a TerminalError without a retry and reconciles the key again on its next event", async () => {
+    const metrics = new OperatorMetrics();
+    const lines: string[] = [];
+    const warnLog = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+    let calls = 0;
+    const controller = new Controller({
+      name: "policy",
+      log: warnLog,
+      metrics,
+      listKeys: () => [],
+      queue: { backoff: { baseDelayMs: 1, maxDelayMs: 1 } },
+      reconcile: async () => {
+        calls++;
+        if (calls === 1) throw new TerminalError("spec does not parse");
+        return undefined;
+      },
+    });
+    controller.start();
+    controller.enqueue("ns/a");
+    await sleep(50);
+    expect(calls).toBe(1);
+    expect(controller.queue.numRequeues("ns/a")).toBe(0);
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({
+        level: 40,
+        key: "ns/a",
+        err: expect.objectContaining({ type: "TerminalError" }),
+      }),
+    ]);
+    controller.enqueue("ns/a");
+    await sleep(50);
+    await controller.stop();
+    expect(calls).toBe(2);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('controller_runtime_terminal_reconcile_errors_total{controller="policy"} 1');
+    expect(text).toContain('controller_runtime_reconcile_errors_total{controller="policy"} 1');
+    expect(text).toContain('controller_runtime_reconcile_total{controller="policy",result="success"} 1');
+    expect(text).not.toContain('workqueue_retries_total{name="policy"}');
+  });
+
+  it("forgets the backoff of earlier failures once a TerminalError ends them", async () => {
+    let calls = 0;
+    const controller = new Controller({
+      name: "test",
+      log,
+      listKeys: () => [],
+      queue: { backoff: { baseDelayMs: 1, maxDelayMs: 1 } },
+      reconcile: async () => {
+        calls++;
+        throw calls === 1 ? new Error("Cortex is down") : new TerminalError("Cortex refused the policy");
+      },
+    });
+    controller.start();
+    controller.enqueue("ns/a");
+    await sleep(50);
+    await controller.stop();
+    expect(calls).toBe(2);
+    expect(controller.queue.numRequeues("ns/a")).toBe(0);
   });
 });
 

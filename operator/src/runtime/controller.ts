@@ -1,11 +1,13 @@
 /**
  * A controller: a work queue of keys, N workers that never share a key, and a reconcile function that takes a key
- * and returns when to look again. Errors requeue with backoff; success forgets the backoff; a periodic resync
- * re-enqueues every key so drift is found even without an event.
+ * and returns when to look again. Errors requeue with backoff, except a TerminalError, which waits for the next
+ * event; success forgets the backoff; a periodic resync re-enqueues every key so drift is found even without an
+ * event.
  */
 import type { Logger } from "pino";
 import { type Clock, systemClock, type TimerHandle } from "./clock.js";
 import type { OperatorMetrics } from "./metrics.js";
+import { TerminalError } from "./terminal-error.js";
 import { WorkQueue, type WorkQueueOptions } from "./workqueue.js";
 
 export interface ReconcileResult {
@@ -93,10 +95,16 @@ export class Controller {
           metrics?.reconcileTotal.inc({ controller, result: "success" });
         }
       } catch (error) {
-        const delayMs = this.queue.addRateLimited(key);
         metrics?.reconcileTotal.inc({ controller, result: "error" });
         metrics?.reconcileErrors.inc({ controller });
-        log.warn({ controller, key, retryInMs: delayMs, err: error }, "reconcile failed");
+        if (error instanceof TerminalError) {
+          this.queue.forget(key);
+          metrics?.terminalReconcileErrors.inc({ controller });
+          log.warn({ controller, key, err: error }, "reconcile failed until the spec changes; not retrying");
+        } else {
+          const delayMs = this.queue.addRateLimited(key);
+          log.warn({ controller, key, retryInMs: delayMs, err: error }, "reconcile failed");
+        }
       } finally {
         metrics?.reconcileTime.observe({ controller }, (this.clock.now() - started) / 1000);
         metrics?.activeWorkers.dec({ controller });

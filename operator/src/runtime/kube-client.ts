@@ -72,10 +72,21 @@ const resources: Record<string, { plural: string; namespaced: boolean }> = {
   ArtifactProposal: { plural: "artifactproposals", namespaced: true },
 };
 
-/** /api/v1/namespaces/ns/services/name, /apis/apps/v1/... and so on. */
-export function resourcePath(apiVersion: string, kind: string, namespace?: string, name?: string): string {
+/** A kind as the API names it, e.g. { apiVersion: "apps/v1", kind: "Deployment" }. */
+export interface GroupVersionKind {
+  apiVersion: string;
+  kind: string;
+}
+
+export function resourceOf(kind: string): { plural: string; namespaced: boolean } {
   const resource = resources[kind];
   if (resource === undefined) throw new Error(`no resource mapping for kind ${kind}`);
+  return resource;
+}
+
+/** /api/v1/namespaces/ns/services/name, /apis/apps/v1/... and so on. */
+export function resourcePath(apiVersion: string, kind: string, namespace?: string, name?: string): string {
+  const resource = resourceOf(kind);
   const prefix = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
   const scope =
     resource.namespaced && namespace !== undefined ? `/namespaces/${encodeURIComponent(namespace)}` : "";

@@ -19,6 +19,12 @@ export class OperatorMetrics {
     labelNames: ["controller"] as const,
     registers: [this.registry],
   });
+  readonly terminalReconcileErrors = new Counter({
+    name: "controller_runtime_terminal_reconcile_errors_total",
+    help: "Total number of terminal reconciliation errors per controller",
+    labelNames: ["controller"] as const,
+    registers: [this.registry],
+  });
   readonly reconcileTime = new Histogram({
     name: "controller_runtime_reconcile_time_seconds",
     help: "Length of time per reconciliation per controller",

@@ -78,6 +78,20 @@ export const artifactProposalStatus = z
 export type ArtifactProposalSpec = z.output<typeof artifactProposalSpec>;
 export type ArtifactProposalStatus = z.output<typeof artifactProposalStatus>;
 
+/** The reasons of an ArtifactProposal's conditions (Ready, Promoted), which users match on. */
+export const ArtifactProposalReason = {
+  AwaitingApproval: "AwaitingApproval",
+  /** The approval names another generation or digest than the proposal has. */
+  ApprovalStale: "ApprovalStale",
+  Promoted: "Promoted",
+  Denied: "Denied",
+  /** Cortex answered 409: the artifact changed since the proposal's base. */
+  Conflict: "Conflict",
+  Rejected: "Rejected",
+  CortexUnavailable: "CortexUnavailable",
+} as const;
+export type ArtifactProposalReason = (typeof ArtifactProposalReason)[keyof typeof ArtifactProposalReason];
+
 export const artifactProposalKind: KindDefinition = {
   kind: "ArtifactProposal",
   plural: "artifactproposals",

@@ -106,6 +106,15 @@ export const dimensionPolicyStatus = z
 export type DimensionPolicySpec = z.output<typeof dimensionPolicySpec>;
 export type DimensionPolicyStatus = z.output<typeof dimensionPolicyStatus>;
 
+/** The reasons of a DimensionPolicy's conditions (Synced, and Ready with the same outcome), which users match on. */
+export const DimensionPolicyReason = {
+  Applied: "Applied",
+  /** Cortex refused the request; for a policy it calls invalid (400), the operator waits for a spec change. */
+  Rejected: "Rejected",
+  CortexUnavailable: "CortexUnavailable",
+} as const;
+export type DimensionPolicyReason = (typeof DimensionPolicyReason)[keyof typeof DimensionPolicyReason];
+
 export const dimensionPolicyKind: KindDefinition = {
   kind: "DimensionPolicy",
   plural: "dimensionpolicies",

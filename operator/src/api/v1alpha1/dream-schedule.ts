@@ -106,6 +106,16 @@ export const dreamScheduleStatus = z
 export type DreamScheduleSpec = z.output<typeof dreamScheduleSpec>;
 export type DreamScheduleStatus = z.output<typeof dreamScheduleStatus>;
 
+/** The reasons of a DreamSchedule's conditions (Ready, Running), which users match on. */
+export const DreamScheduleReason = {
+  Scheduled: "Scheduled",
+  Suspended: "Suspended",
+  InvalidSchedule: "InvalidSchedule",
+  DreamCycleRunning: "DreamCycleRunning",
+  Idle: "Idle",
+} as const;
+export type DreamScheduleReason = (typeof DreamScheduleReason)[keyof typeof DreamScheduleReason];
+
 export const dreamScheduleKind: KindDefinition = {
   kind: "DreamSchedule",
   plural: "dreamschedules",

@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: one kind's whole API (spec, status, condition reasons, the CEL rules of admission) in
+// one file, as kubebuilder keeps <kind>_types.go, so the CRD generator and a reader see the kind whole.
 import { z } from "zod";
 import {
   ageColumn,
@@ -498,6 +500,40 @@ export const remramApplianceStatus = z
 
 export type RemramApplianceSpec = z.output<typeof remramApplianceSpec>;
 export type RemramApplianceStatus = z.output<typeof remramApplianceStatus>;
+
+/**
+ * The reasons of the appliance's conditions, which users and alerts match on. Ready=True carries reason Ready
+ * (runtime/conditions.ts); otherwise Ready carries the reason of the condition that blocks it.
+ */
+export const ApplianceReason = {
+  // GPUAvailable
+  GPUFound: "GPUFound",
+  GPUDisabled: "GPUDisabled",
+  NoGPUCPUFallback: "NoGPUCPUFallback",
+  NoGPURuntimeCPUFallback: "NoGPURuntimeCPUFallback",
+  GPURequiredButMissing: "GPURequiredButMissing",
+  RuntimeClassNotFound: "RuntimeClassNotFound",
+  RuntimeHandlerNotFound: "RuntimeHandlerNotFound",
+  // HostPrerequisitesMet
+  VmMaxMapCountSufficient: "VmMaxMapCountSufficient",
+  VmMaxMapCountTooLow: "VmMaxMapCountTooLow",
+  NotMeasured: "NotMeasured",
+  ExternalOpenSearch: "ExternalOpenSearch",
+  // OpenSearchReady, OllamaReady, CortexReady, GatewayReady (RollingOut also for Progressing)
+  Available: "Available",
+  RollingOut: "RollingOut",
+  NotAvailable: "NotAvailable",
+  NotCreated: "NotCreated",
+  // ModelsReady
+  ModelsListed: "ModelsListed",
+  ModelsPulling: "ModelsPulling",
+  OllamaUnreachable: "OllamaUnreachable",
+  ModelPullFailed: "ModelPullFailed",
+  // Progressing, Degraded
+  Steady: "Steady",
+  PersistentFailure: "PersistentFailure",
+} as const;
+export type ApplianceReason = (typeof ApplianceReason)[keyof typeof ApplianceReason];
 
 export const remramApplianceKind: KindDefinition = {
   kind: "RemramAppliance",

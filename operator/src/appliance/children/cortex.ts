@@ -1,0 +1,145 @@
+/**
+ * Cortex: its Deployment, the workspace claim it shares with the gateway (each in a subPath of its own), its
+ * Service, and the token Secret unless the spec names one.
+ */
+import type { KubeObject } from "../../runtime/kube-client.js";
+import { requiredModels } from "./ollama.js";
+import {
+  type ApplianceContext,
+  childClaim,
+  childLabels,
+  childMeta,
+  childName,
+  childSecret,
+  childService,
+  ports,
+  resourcesOf,
+  restrictedContainerSecurity,
+  restrictedPodSecurity,
+  selectorLabels,
+  serviceUrl,
+} from "./shared.js";
+
+export const cortexTokenKey = "token";
+
+export function cortexTokenSecretName(ctx: Pick<ApplianceContext, "name" | "spec">): {
+  name: string;
+  key: string;
+} {
+  return ctx.spec.cortex.tokenSecretRef ?? { name: childName(ctx.name, "cortex-token"), key: cortexTokenKey };
+}
+
+function opensearchUrl(ctx: ApplianceContext): string {
+  return ctx.spec.opensearch.external?.url ?? serviceUrl(ctx, "opensearch");
+}
+
+/**
+ * Cortex's own folder on the workspace claim (subPath `cortex`), apart from the agent's workspace (subPath
+ * `workspace`): the git repository promoted artifacts are committed to, and the hash-addressed archive. Cortex's
+ * root file system is read-only, so every path it writes is named here or lies on an emptyDir (HOME, /tmp).
+ */
+export const cortexDataDir = "/data/cortex";
+export const cortexRepoDir = `${cortexDataDir}/repo`;
+export const cortexArchiveDir = `${cortexDataDir}/archive`;
+/** Cortex writes artifacts under `artifacts/` of its repository (maturationPlugin's default artifactsDir). */
+export const cortexArtifactsSubPath = "cortex/repo/artifacts";
+/** HOME for Cortex's git (it reads ~/.gitconfig; the image's user has no home on the read-only root). */
+export const cortexHomeDir = "/home/cortex";
+
+export function buildCortex(ctx: ApplianceContext): KubeObject[] {
+  const token = cortexTokenSecretName(ctx);
+  const models = requiredModels(ctx);
+  const workspace = ctx.spec.workspace;
+  const credentials = ctx.spec.opensearch.external?.credentialsSecretRef;
+  const env = [
+    { name: "CORTEX_PORT", value: String(ports.cortex) },
+    { name: "CORTEX_TOKEN_FILE", value: "/var/run/secrets/remram/cortex/token" },
+    { name: "REMRAM_OPENSEARCH_URL", value: opensearchUrl(ctx) },
+    ...(credentials
+      ? [{ name: "REMRAM_OPENSEARCH_CREDENTIALS_DIR", value: "/var/run/secrets/remram/opensearch" }]
+      : []),
+    { name: "REMRAM_OLLAMA_URL", value: serviceUrl(ctx, "ollama") },
+    { name: "REMRAM_EMBED_MODEL", value: models.embedding },
+    { name: "REMRAM_WORKSPACE_DIR", value: cortexRepoDir },
+    { name: "CORTEX_ARCHIVE_DIR", value: cortexArchiveDir },
+    { name: "HOME", value: cortexHomeDir },
+    { name: "TMPDIR", value: "/tmp" },
+    { name: "REMRAM_TOP_K", value: String(ctx.spec.cortex.retrieval.topK) },
+    ...(workspace.gitIdentity
+      ? [
+          { name: "GIT_AUTHOR_NAME", value: workspace.gitIdentity.name },
+          { name: "GIT_AUTHOR_EMAIL", value: workspace.gitIdentity.email },
+          { name: "GIT_COMMITTER_NAME", value: workspace.gitIdentity.name },
+          { name: "GIT_COMMITTER_EMAIL", value: workspace.gitIdentity.email },
+        ]
+      : []),
+  ];
+  const deployment = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: childMeta(ctx, "cortex"),
+    spec: {
+      replicas: 1,
+      // Cortex holds its git repository and archive; two writers must never overlap.
+      strategy: { type: "Recreate" },
+      selector: { matchLabels: selectorLabels(ctx.name, "cortex") },
+      template: {
+        metadata: { labels: childLabels(ctx.name, "cortex") },
+        spec: {
+          automountServiceAccountToken: false,
+          securityContext: restrictedPodSecurity(1000),
+          containers: [
+            {
+              name: "cortex",
+              image: ctx.spec.cortex.image ?? ctx.images.cortex,
+              env,
+              ports: [{ name: "http", containerPort: ports.cortex }],
+              readinessProbe: { httpGet: { path: "/readyz", port: "http" }, periodSeconds: 10 },
+              livenessProbe: {
+                httpGet: { path: "/healthz", port: "http" },
+                periodSeconds: 20,
+                failureThreshold: 6,
+              },
+              resources: resourcesOf(ctx.profile.cortex.resources),
+              securityContext: restrictedContainerSecurity(),
+              volumeMounts: [
+                { name: "token", mountPath: "/var/run/secrets/remram/cortex", readOnly: true },
+                ...(credentials
+                  ? [
+                      {
+                        name: "opensearch-credentials",
+                        mountPath: "/var/run/secrets/remram/opensearch",
+                        readOnly: true,
+                      },
+                    ]
+                  : []),
+                // Its own folder on the claim, never the agent's workspace (the gateway sees only artifacts/).
+                { name: "workspace", mountPath: cortexDataDir, subPath: "cortex" },
+                { name: "home", mountPath: cortexHomeDir },
+                { name: "tmp", mountPath: "/tmp" },
+              ],
+            },
+          ],
+          volumes: [
+            { name: "token", secret: { secretName: token.name, items: [{ key: token.key, path: "token" }] } },
+            ...(credentials
+              ? [{ name: "opensearch-credentials", secret: { secretName: credentials.name } }]
+              : []),
+            { name: "workspace", persistentVolumeClaim: { claimName: childName(ctx.name, "workspace") } },
+            { name: "home", emptyDir: {} },
+            { name: "tmp", emptyDir: {} },
+          ],
+        },
+      },
+    },
+  };
+  const workspaceStorage = ctx.spec.workspace.storage ?? { size: ctx.profile.workspace.storage };
+  return [
+    ...(ctx.spec.cortex.tokenSecretRef
+      ? []
+      : [childSecret(ctx, "cortex-token", { [cortexTokenKey]: ctx.secrets.cortexToken })]),
+    childClaim(ctx, "workspace", workspaceStorage.size, workspaceStorage.storageClassName),
+    deployment as unknown as KubeObject,
+    childService(ctx, "cortex"),
+  ];
+}

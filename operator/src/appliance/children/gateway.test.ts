@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { buildApplianceChildren } from "../children.js";
+import { applianceContext, gatewayConfigFor } from "../testing/context.js";
+import { podOf } from "../testing/pod.js";
+import { retrieveTimeoutMs } from "./gateway.js";
+
+const context = applianceContext;
+
+describe("the appliance's children", () => {
+  it("seed a gateway config with memory off, Ollama as provider, the hooks plugin, Cortex and token auth on a LAN bind", () => {
+    const secret = buildApplianceChildren(context({})).find(
+      (child) => child.metadata.name === "box-gateway-config",
+    ) as unknown as { data: Record<string, string> };
+    const config = JSON.parse(Buffer.from(secret.data["openclaw.json"] as string, "base64").toString("utf8"));
+    expect(config.gateway).toMatchObject({ bind: "lan", auth: { mode: "token", token: "gateway-secret" } });
+    expect(config.memory.search.enabled).toBe(false);
+    expect(config.plugins.slots.memory).toBe("none");
+    expect(config.plugins.load.paths).toEqual(["/opt/remram-hooks/plugin"]);
+    expect(config.plugins.entries["remram-hooks"]).toMatchObject({
+      enabled: true,
+      hooks: { allowConversationAccess: true },
+      config: {
+        cortex: { url: "http://box-cortex.home.svc:8080", tokenFile: "/var/run/secrets/remram/cortex/token" },
+        injection: { tokenCeiling: 2048 },
+        reflection: { model: { provider: "ollama-reflect", model: "qwen3:14b" } },
+      },
+      subagent: { allowModelOverride: true, allowedModels: ["ollama-reflect/qwen3:14b"] },
+    });
+    // Reflection replies are held to the delta's schema; conversation replies are not.
+    expect(config.models.providers["ollama-reflect"].models).toEqual([
+      expect.objectContaining({
+        id: "qwen3:14b",
+        params: expect.objectContaining({ format: expect.objectContaining({ type: "object" }) }),
+      }),
+    ]);
+    expect(config.models.providers.ollama.models.map((model: { id: string }) => model.id)).toEqual([
+      "qwen3:8b",
+    ]);
+    expect(config.models.providers.ollama.models[0].params.format).toBeUndefined();
+    expect(config.models.providers.ollama).toMatchObject({
+      api: "ollama",
+      baseUrl: "http://box-ollama:11434",
+    });
+    expect(config.agents.defaults.model.primary).toBe("ollama/qwen3:8b");
+    // A replacement pod takes over OpenClaw's owner lease only under the same host name.
+    const gateway = buildApplianceChildren(context({})).find(
+      (child) => child.kind === "Deployment" && child.metadata.name === "box-gateway",
+    ) as unknown as { spec: { template: { spec: { hostname?: string } } } };
+    expect(gateway.spec.template.spec.hostname).toBe("box-gateway");
+    // Nothing beyond the Ollama adapter and the hooks plugin loads.
+    expect(config.plugins.allow).toEqual(["ollama", "remram-hooks"]);
+  });
+
+  it("tell the gateway the chat models' window and reply cap, and keep bootstrap files out of a small window", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: a JSON document read back for assertions
+    const gatewayConfig = (spec: Record<string, unknown>) => gatewayConfigFor(spec) as any;
+    const roomy = gatewayConfig({});
+    expect(roomy.models.providers.ollama.models[0]).toMatchObject({
+      contextWindow: 16384,
+      maxTokens: 2048,
+      params: { num_ctx: 16384, num_predict: 2048 },
+    });
+    expect(roomy.agents.defaults.skipBootstrap).toBeUndefined();
+    expect(roomy.tools.allow).toBeUndefined();
+    const small = gatewayConfig({
+      ollama: { contextWindow: 8192, maxOutputTokens: 128 },
+      gateway: { tools: { allow: ["read"] } },
+    });
+    expect(small.models.providers.ollama.models[0]).toMatchObject({
+      contextWindow: 8192,
+      params: { num_ctx: 8192, num_predict: 128 },
+    });
+    expect(small.agents.defaults).toMatchObject({ skipBootstrap: true, contextInjection: "never" });
+    expect(small.tools.allow).toEqual(["read"]);
+    // Reflection gets room for a whole delta whatever the reply cap; a larger reply cap holds for it too.
+    expect(small.models.providers["ollama-reflect"].models[0]).toMatchObject({
+      maxTokens: 1024,
+      params: { num_ctx: 8192, num_predict: 1024 },
+    });
+    expect(roomy.models.providers["ollama-reflect"].models[0].maxTokens).toBe(2048);
+  });
+});
+
+describe("the gateway pod's artifacts", () => {
+  it("are mounted read-only into every agent's workspace", () => {
+    const gateway = buildApplianceChildren(
+      context({ gateway: { agents: [{ id: "main" }, { id: "reader", model: "tool-user:1b" }] } }),
+    ).find((child) => child.kind === "Deployment" && child.metadata.name === "box-gateway");
+    const mounts = (
+      podOf(gateway).containers[0] as unknown as {
+        volumeMounts: { mountPath: string; subPath?: string; readOnly?: boolean }[];
+      }
+    ).volumeMounts.filter((mount) => mount.subPath === "cortex/repo/artifacts");
+    expect(mounts).toEqual([
+      {
+        name: "state",
+        mountPath: "/data/workspace/artifacts",
+        subPath: "cortex/repo/artifacts",
+        readOnly: true,
+      },
+      {
+        name: "state",
+        mountPath: "/data/workspace/reader/artifacts",
+        subPath: "cortex/repo/artifacts",
+        readOnly: true,
+      },
+    ]);
+  });
+});
+
+describe("the gateway's retrieve cap", () => {
+  it("is the spec's, else 250 ms with a GPU and 2 s on the CPU fallback", () => {
+    expect(retrieveTimeoutMs(context({}, { useGpu: true }))).toBe(250);
+    expect(retrieveTimeoutMs(context({}, { useGpu: false }))).toBe(2000);
+    expect(retrieveTimeoutMs(context({ cortex: { retrieval: { timeoutMs: 900 } } }, { useGpu: false }))).toBe(
+      900,
+    );
+    const config = JSON.stringify(gatewayConfigFor({}));
+    expect(config).toContain('"retrieveTimeoutMs":2000');
+  });
+});
