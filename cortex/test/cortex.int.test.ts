@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: Cortex's HTTP surface end to end against one real OpenSearch started once for the file
+// (ingest, retrieve, dimensions, auth, degradation); splitting it would start that OpenSearch again per part.
 import { startOpenSearch } from "@remram/test-harness";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import fc from "fast-check";

@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: most of it is the table of invalid objects each CRD must refuse with its CEL message,
+// checked against one API server with the CRDs and the admission policy installed once.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadAll } from "js-yaml";

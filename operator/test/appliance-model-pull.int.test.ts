@@ -78,13 +78,25 @@ describe("an appliance pulling its models", () => {
     await createNamespace(client, namespace);
     await createVolumes(client, `pv-pull-${suffix}`, namespace, "box");
     await createKwokNode(kubernetes, { name: node, cpu: "32", memory: "128Gi" });
-    const request = await new Watch(kubeConfig).watch(
-      appliances,
-      {},
-      (_type, object: Appliance) => seen.push(object),
-      () => {},
-    );
-    stopWatch = () => request.abort();
+    // Every status write the operators make. A watch opened just after the CRD was installed can end at once
+    // (the API server serves the new kind a moment after it is Established): it is opened again until stopped.
+    let stopped = false;
+    let request: AbortController | undefined;
+    const watchAppliances = async (): Promise<void> => {
+      request = await new Watch(kubeConfig).watch(
+        appliances,
+        {},
+        (_type, object: Appliance) => seen.push(object),
+        () => {
+          if (!stopped) setTimeout(() => void watchAppliances(), 200);
+        },
+      );
+    };
+    await watchAppliances();
+    stopWatch = () => {
+      stopped = true;
+      request?.abort();
+    };
   });
 
   afterAll(async () => {

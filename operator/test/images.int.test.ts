@@ -1,7 +1,8 @@
 // Every image the test bed builds (hack/install-images.sh) runs as a pod on the real node under the restricted Pod
 // Security Standard and serves through a Service: OpenSearch and Ollama (the stand-ins), Cortex against them by
 // Service name, the gateway with the hooks plugin copied in by its init container, and the operator installed with
-// its chart, in-cluster under its own service account.
+// its chart, in-cluster under its own service account. Over 400 lines on purpose: every image on one real node,
+// set up once (images loaded, namespaces labelled); split, each part would set the node up again.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";

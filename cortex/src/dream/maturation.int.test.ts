@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: reflect → dream → promote → archive as one story on one app and one OpenSearch index
+// set, each step building on the state the previous one left; split, every part would replay the earlier steps.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

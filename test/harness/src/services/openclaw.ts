@@ -2,7 +2,8 @@
  * The OpenClaw gateway as a test-bed process: a fresh HOME under .remram/run, a generated openclaw.json, a
  * headless `openclaw gateway run` on a free loopback port with token auth, and a small client for its
  * OpenAI-compatible chat endpoint. Each suite starts its own gateway, because provider and plugins differ.
- * docs/testbed-openclaw.md explains every config key used here.
+ * docs/testbed-openclaw.md explains every config key used here. A little over 400 lines: the starter and the
+ * small client its callers use belong together.
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
