@@ -1,6 +1,6 @@
+import type { Principal } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import { createRecord, type MaturationIndices } from "../knowledge/records.js";
-import type { Principal } from "../schemas/common.js";
 import { type CortexStore, request as storeRequest } from "../store/client.js";
 import { getDocument, type SearchResult } from "../store/reads.js";
 import { bulk } from "../store/writes.js";
