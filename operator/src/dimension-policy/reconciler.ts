@@ -3,6 +3,7 @@
  * in force. A finalizer resets Cortex to the default policy when the object is deleted. Cortex down → Synced=False
  * (CortexUnavailable) and the error goes back to the work queue, which backs off: no hot loop.
  */
+import type { DimensionPolicyInput } from "@remram/contract";
 import type { Logger } from "pino";
 import { type DimensionPolicyStatus, dimensionPolicySpec } from "../api/v1alpha1/dimension-policy.js";
 import type { Cache } from "../appliance/reconciler.js";
@@ -32,7 +33,7 @@ export interface DimensionPolicyDeps {
 }
 
 /** The body Cortex takes: the spec without the appliance reference. */
-export function dimensionsBody(spec: ReturnType<typeof dimensionPolicySpec.parse>): Record<string, unknown> {
+export function dimensionsBody(spec: ReturnType<typeof dimensionPolicySpec.parse>): DimensionPolicyInput {
   const { applianceRef: _applianceRef, ...body } = spec;
   return body;
 }
