@@ -59,7 +59,11 @@ module.exports = {
     doNotFollow: { path: "node_modules" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "cortex/tsconfig.json" },
-    // Follow @remram/contract into its source (its package.json's `source` export condition), so its rule holds.
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["source", "import", "default"] },
+    // Follow @remram/contract into its source (its package.json's `@remram/source` export condition), so the
+    // contract's rule holds.
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["@remram/source", "import", "default"],
+    },
   },
 };
