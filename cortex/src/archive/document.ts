@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type MemoryDocument, memoryDocumentSchema, type PrivacyLevel } from "@remram/contract";
+import type { MemoryDocument, PrivacyLevel } from "@remram/contract";
 import { canonicalJson } from "../core/canonical-json.js";
 
 /**
@@ -7,8 +7,6 @@ import { canonicalJson } from "../core/canonical-json.js";
  * addressed by the SHA-256 of its canonical JSON bytes (computed before any compression). Summaries and
  * coordinates index it; the document itself is only returned when consent and policy allow.
  */
-
-export { type MemoryDocument, memoryDocumentSchema };
 
 export const hashAlgorithm = "sha256";
 

@@ -1,4 +1,4 @@
-import type { Principal } from "@remram/contract";
+import type { MemoryDocument, Principal } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import { createRecord, type MaturationIndices } from "../knowledge/records.js";
 import { type CortexStore, request as storeRequest } from "../store/client.js";
@@ -11,7 +11,6 @@ import {
   dayOffset,
   decayScore,
   epochDay,
-  type MemoryDocument,
   mayRecall,
   sha256Hex,
 } from "./document.js";

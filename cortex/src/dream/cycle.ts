@@ -80,7 +80,6 @@ export interface DreamInput {
   principleWording?: ReadonlyMap<string, string>;
 }
 
-export { dreamCountNames };
 export type DreamCounts = Record<DreamCountName, number>;
 
 export interface DreamPlan {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CandidateDimension, KnowledgeObject } from "@remram/contract";
+import { dreamCountNames } from "@remram/contract";
 import { Gauge, Histogram, type Registry } from "prom-client";
 import type { CortexContext } from "../context.js";
 import { toMaturing } from "../knowledge/mapping.js";
@@ -14,7 +15,6 @@ import {
   type DreamInput,
   type DreamReport,
   defaultDreamOptions,
-  dreamCountNames,
   dreamReport,
   planDreamCycle,
 } from "./cycle.js";
