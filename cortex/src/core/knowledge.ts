@@ -7,7 +7,7 @@
 
 import type { KnowledgeType, Scope as ScopeKind } from "@remram/contract";
 
-export { knowledgeTypes, scopes as scopeKinds } from "@remram/contract";
+/** The contract's knowledge types and scope kinds (`knowledgeTypes`, `scopes` in @remram/contract). */
 export type { KnowledgeType, ScopeKind };
 
 /** Who knowledge belongs to: a user's own, their household's, or shared among named owners. */
