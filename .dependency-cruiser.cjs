@@ -1,7 +1,8 @@
-// Cortex's layers, checked by `make lint`: imports point down only. From the bottom: schemas (the wire contract),
-// core (pure rules), store (OpenSearch, Ollama), knowledge (the knowledge-object floor every feature shares), the
-// platform (context, config, metrics, auth), the features side by side (ingest, retrieve, dimensions, health,
-// reflect, dream, promote, archive), and the composition (app, maturation, main, index) that nothing imports.
+// Cortex's layers, checked by `make lint`: imports point down only. From the bottom: the wire contract
+// (@remram/contract in contract/src: zod only, nothing of Cortex), core (pure rules), store (OpenSearch, Ollama),
+// knowledge (the knowledge-object floor every feature shares), the platform (context, config, metrics, auth), the
+// features side by side (ingest, retrieve, dimensions, health, reflect, dream, promote, archive), and the
+// composition (app, maturation, main, index) that nothing imports.
 // Type-only imports count: a type from above is an upward dependency too.
 const src = "^cortex/src/";
 const features = "(ingest|retrieve|dimensions|health|reflect|dream|promote|archive)";
@@ -21,24 +22,23 @@ function onlyBelow(name, layer, allowed) {
 
 module.exports = {
   forbidden: [
-    onlyBelow("schemas-import-only-schemas", "schemas/", ["schemas/"]),
-    onlyBelow("core-is-pure", "core/", ["core/", "schemas/"]),
-    onlyBelow("store-below-knowledge", "store/", ["store/", "core/", "schemas/"]),
-    onlyBelow("knowledge-is-the-floor", "knowledge/", ["knowledge/", "store/", "core/", "schemas/"]),
+    {
+      name: "contract-is-the-floor",
+      severity: "error",
+      comment: "the wire contract imports only itself and zod: never Cortex, the operator or the hooks",
+      from: { path: "^contract/src/", pathNot: [tests, "^contract/src/tools/"] },
+      to: { pathNot: ["^contract/src/", "^node_modules/zod/"] },
+    },
+    onlyBelow("core-is-pure", "core/", ["core/"]),
+    onlyBelow("store-below-knowledge", "store/", ["store/", "core/"]),
+    onlyBelow("knowledge-is-the-floor", "knowledge/", ["knowledge/", "store/", "core/"]),
     onlyBelow("platform-below-features", "(context|config|metrics|auth|http-errors)\\.ts$", [
       "(context|config|metrics|auth|http-errors)\\.ts$",
       "knowledge/",
       "store/",
       "core/",
-      "schemas/",
     ]),
-    onlyBelow("test-fixtures-below-features", "testing/", [
-      "testing/",
-      "knowledge/",
-      "store/",
-      "core/",
-      "schemas/",
-    ]),
+    onlyBelow("test-fixtures-below-features", "testing/", ["testing/", "knowledge/", "store/", "core/"]),
     {
       name: "features-side-by-side",
       severity: "error",
@@ -59,5 +59,11 @@ module.exports = {
     doNotFollow: { path: "node_modules" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "cortex/tsconfig.json" },
+    // Follow @remram/contract into its source (its package.json's `@remram/source` export condition), so the
+    // contract's rule holds.
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["@remram/source", "import", "default"],
+    },
   },
 };

@@ -1,21 +1,26 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // Two tiers. `unit` needs nothing running and stays fast; `integration` talks to the real
 // OpenSearch, kube-apiserver, Ollama and OpenClaw that the harness starts (see test/harness).
 export default defineConfig({
+  // Tests run on the contract's source, not on a build of it that may be stale.
+  resolve: {
+    alias: { "@remram/contract": fileURLToPath(new URL("contract/src/index.ts", import.meta.url)) },
+  },
   test: {
     projects: [
       {
         test: {
           name: "unit",
-          include: ["{cortex,operator,hooks,test/harness}/src/**/*.test.ts"],
+          include: ["{contract,cortex,operator,hooks,test/harness}/src/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
         },
       },
       {
         test: {
           name: "integration",
-          include: ["{cortex,operator,hooks,test/harness,test/e2e}/**/*.int.test.ts"],
+          include: ["{contract,cortex,operator,hooks,test/harness,test/e2e}/**/*.int.test.ts"],
           exclude: ["**/node_modules/**"],
           // Suites share one machine with real servers; run files one at a time so they do not starve each other.
           fileParallelism: false,

@@ -10,15 +10,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { type KnowledgeObject, knowledgeObject as knowledgeObjectSchema } from "@remram/contract";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../cortex/src/app.js";
 import { cortexConfig } from "../cortex/src/config.js";
 import { planDreamCycle } from "../cortex/src/dream/cycle.js";
 import { maturationPlugin } from "../cortex/src/maturation.js";
-import {
-  type KnowledgeObject,
-  knowledgeObject as knowledgeObjectSchema,
-} from "../cortex/src/schemas/knowledge.js";
 import { request } from "../cortex/src/store/client.js";
 import { knowledgeWriteLines } from "../cortex/src/store/documents.js";
 import { knowledgeObject as maturingObject } from "../cortex/src/testing/fixtures.js";

@@ -14,13 +14,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { RetrieveResponse } from "@remram/contract";
+import { ingestEvent } from "@remram/contract";
 import { startOllama, startOpenSearch } from "@remram/test-harness";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../cortex/src/app.js";
 import { cortexConfig } from "../cortex/src/config.js";
 import { knowledgeIdFor, planIngest } from "../cortex/src/core/ingest-plan.js";
-import { ingestEvent } from "../cortex/src/schemas/ingest.js";
-import type { RetrieveResponse } from "../cortex/src/schemas/retrieve.js";
 import { request } from "../cortex/src/store/client.js";
 import { knowledgeWriteLines } from "../cortex/src/store/documents.js";
 import {

@@ -208,7 +208,8 @@ smoke_jre() { smoke "$1" --user 1000:1000 "$1" java -version; }
 smoke_busybox() { smoke "$1" "$1" sh -c 'echo "busybox sh, $(ls /bin | wc -l) applets"'; }
 smoke_operator() {
   smoke "$1" --entrypoint node "$1" --input-type=module -e "$check_js" \
-    /app/operator/dist/operator.js /app/operator/dist/runtime/informer.js /app/operator/dist/config.js
+    /app/operator/dist/operator.js /app/operator/dist/runtime/informer.js /app/operator/dist/config.js \
+    /app/operator/dist/cortex/client.js
 }
 smoke_cortex() { smoke "$1" --entrypoint node "$1" --input-type=module -e "$check_js" /app/cortex/dist/index.js; }
 smoke_hooks() { smoke "$1" "$1" sh -c 'test -s /plugin/dist/index.js && echo "plugin present, uid $(id -u)"'; }
@@ -279,8 +280,9 @@ busybox_version="${busybox_version#*:}" && busybox_version="${busybox_version%%-
 package_version() { node -p "require('$REPO_ROOT/$1/package.json').version"; }
 
 # The Dockerfiles copy the compiled output; tsc -b and the bundler are incremental, so this is quick when nothing changed.
-log "compiling cortex, operator and hooks (npm run build)"
-(cd "$REPO_ROOT" && npm run --silent build -w cortex -w operator -w hooks >"$logs_dir/npm-build.log" 2>&1) ||
+# The contract first: cortex and operator import its dist/ (their tsc -b would build it too, through their references).
+log "compiling the contract, cortex, operator and hooks (npm run build)"
+(cd "$REPO_ROOT" && npm run --silent build -w contract -w cortex -w operator -w hooks >"$logs_dir/npm-build.log" 2>&1) ||
   die "npm run build failed; the end of $logs_dir/npm-build.log:
 $(tail -n 25 "$logs_dir/npm-build.log")"
 
@@ -309,12 +311,13 @@ build_image busybox "$busybox" "$HACK_DIR/images/busybox/Dockerfile" "$context" 
 # npm ci inside a build reaches the npm registry over HTTPS; the host's CA bundle carries the proxy's CA, if any.
 ca_options=()
 [ -f "$host_ca" ] && ca_options=(--volume "$host_ca:/run/host-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/host-ca.crt)
-workspace_context() { # NAME: the root manifest, the lock, every workspace's package.json and NAME's dist/
+workspace_context() { # NAME: the root manifest, the lock, every workspace's package.json, NAME's and the contract's dist/
   local context ws
   context="$(new_context "$1")"
   add_to_context "$context" "$REPO_ROOT/package.json"
   add_to_context "$context" "$REPO_ROOT/package-lock.json"
-  for ws in cortex operator hooks test/harness; do add_to_context "$context" "$REPO_ROOT/$ws/package.json" "$ws/package.json"; done
+  for ws in contract cortex operator hooks test/harness; do add_to_context "$context" "$REPO_ROOT/$ws/package.json" "$ws/package.json"; done
+  add_to_context "$context" "$REPO_ROOT/contract/dist" "contract/dist"
   add_to_context "$context" "$REPO_ROOT/$1/dist" "$1/dist"
   printf '%s' "$context"
 }

@@ -1,8 +1,7 @@
-/** Public surface of the cortex package: the app factory, its context, the store and the schemas. */
+/** Public surface of the cortex package: the app factory, its context and the store (the schemas are @remram/contract). */
 export { type BuildAppOptions, buildApp } from "./app.js";
 export { ConfigError, type CortexConfig, cortexConfig, loadConfig } from "./config.js";
 export type { CortexContext } from "./context.js";
-export * from "./schemas/index.js";
 export * from "./store/client.js";
 export * from "./store/counters.js";
 export * from "./store/documents.js";

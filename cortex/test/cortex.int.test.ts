@@ -1,13 +1,12 @@
 // Over 400 lines on purpose: Cortex's HTTP surface end to end against one real OpenSearch started once for the file
 // (ingest, retrieve, dimensions, auth, degradation); splitting it would start that OpenSearch again per part.
+import type { KnowledgeObject, Principal } from "@remram/contract";
 import { startOpenSearch } from "@remram/test-harness";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import fc from "fast-check";
 import type { FastifyInstance } from "fastify";
 import { countTokens } from "gpt-tokenizer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Principal } from "../src/schemas/common.js";
-import type { KnowledgeObject } from "../src/schemas/knowledge.js";
 import { knowledgeDocument } from "../src/store/documents.js";
 import { createDocuments } from "../src/store/writes.js";
 import { auth, deadUrl, dropIndices, ingestEvents, retrieveFor, startCortex } from "./helpers.js";

@@ -1,10 +1,9 @@
 /** Shared set-up of the Cortex integration suites: an app on real services with its own index prefix. */
 import { randomBytes } from "node:crypto";
+import type { IngestResponse, RetrieveRequestInput, RetrieveResponse } from "@remram/contract";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../src/app.js";
 import { type CortexConfigInput, cortexConfig } from "../src/config.js";
-import type { IngestResponse } from "../src/schemas/ingest.js";
-import type { RetrieveRequestInput, RetrieveResponse } from "../src/schemas/retrieve.js";
 
 export const testToken = "integration-test-token-0123456789";
 export const auth = { authorization: `Bearer ${testToken}` };

@@ -1,11 +1,12 @@
 // Cortex against an OpenSearch of its own, started by testcontainers from the locally built image on the test bed's
 // podman service (the stand-in `make images` builds: same version and k-NN plugin as the test bed's OpenSearch).
+
+import type { RetrieveResponse } from "@remram/contract";
 import { listContainerIds, localContainer, localImages } from "@remram/test-harness";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { type StartedTestContainer, Wait } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RetrieveResponse } from "../src/schemas/retrieve.js";
 import { ingestEvents, retrieveFor, startCortex, testToken } from "./helpers.js";
 
 const podman = testbedEndpoints("podman");

@@ -1,8 +1,8 @@
+import type { KnowledgeObject } from "@remram/contract";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadObjects, writeObjects } from "../src/knowledge/repository.js";
-import type { KnowledgeObject } from "../src/schemas/knowledge.js";
 import { request } from "../src/store/client.js";
 import { dropIndices, ingestEvents, retrieveFor, startCortex } from "./helpers.js";
 

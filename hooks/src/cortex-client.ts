@@ -1,7 +1,10 @@
 import { readFileSync } from "node:fs";
+import { routes } from "@remram/contract";
 import type { PluginConfig } from "./config.js";
 import {
   IngestResponseSchema,
+  ingestBody,
+  type ReflectBody,
   type RetrieveRequest,
   type RetrieveResponse,
   RetrieveResponseSchema,
@@ -106,7 +109,7 @@ export function createCortexClient(
 
   return {
     async retrieve(request) {
-      const result = await post("/retrieve", request, config.retrieveTimeoutMs);
+      const result = await post(routes.retrieve.url, request, config.retrieveTimeoutMs);
       if (!result.ok) return result;
       const parsed = RetrieveResponseSchema.safeParse(result.value);
       return parsed.success
@@ -114,7 +117,7 @@ export function createCortexClient(
         : { ok: false, failure: { kind: "invalid_response", message: parsed.error.message.slice(0, 300) } };
     },
     async ingest(events) {
-      const result = await post("/ingest", { events }, config.ingestTimeoutMs);
+      const result = await post(routes.ingest.url, ingestBody(events), config.ingestTimeoutMs);
       if (!result.ok) return result;
       const parsed = IngestResponseSchema.safeParse(result.value);
       if (!parsed.success) {
@@ -127,8 +130,9 @@ export function createCortexClient(
       return { ok: true, value: { acknowledged: events.map((event) => event.provenanceKey) } };
     },
     reflect(request) {
-      // /reflect takes the delta's fields with the principal beside them (cortex/src/reflect/routes.ts).
-      return post("/reflect", { ...request.delta, principal: request.principal }, config.reflectTimeoutMs);
+      // /reflect takes the delta's fields with the principal beside them.
+      const body: ReflectBody = { ...request.delta, principal: request.principal };
+      return post(routes.reflect.url, body, config.reflectTimeoutMs);
     },
   };
 }

@@ -1,14 +1,30 @@
+import {
+  artifactRef,
+  type IngestRequestInput,
+  identifier,
+  ingestLimits,
+  ingestResponse,
+  type ReflectRequestInput,
+  type RetrieveRequestInput,
+  retrievedChunk,
+  retrievedFact,
+  retrieveLimits,
+  retrieveResponse,
+  toolResultEvent,
+} from "@remram/contract";
 import { z } from "zod";
-import type { Principal } from "./principal.js";
 
 /**
- * What the hooks send to and read from Cortex, mirroring cortex/src/schemas (retrieve.ts, ingest.ts) and
- * cortex/src/reflect/schema.ts; contract.test.ts checks these against Cortex's own zod schemas. Responses are
- * read leniently (unknown fields pass, missing optional parts default) so a newer Cortex never breaks a run.
+ * What the hooks send to and read from Cortex, from Cortex's own schemas (@remram/contract, inlined into the
+ * plugin's bundle). Requests are typed with the contract's input types, so a request field Cortex renames or drops
+ * fails the hooks' typecheck. Responses are read leniently, from picks of the contract's response schemas: a
+ * field the contract no longer has fails the typecheck too, but at run time unknown fields pass, missing optional
+ * parts default and enumerations read as plain strings, so a newer or older Cortex (during `helm upgrade`) never
+ * breaks a run. contract.test.ts checks both directions against the strict schemas.
  */
 
+/** Fields the hooks read of every retrieved item; scope and privacy as strings, whatever values Cortex adds. */
 const knowledgeItemFields = {
-  id: z.string(),
   /** user | household | shared, when Cortex reports it. */
   scope: z.string().optional(),
   /** public | household | private | secret, when Cortex reports it; unknown counts as private. */
@@ -18,80 +34,89 @@ const knowledgeItemFields = {
   confidence: z.number().optional(),
 };
 
-export const RetrievedFactSchema = z.looseObject({
-  ...knowledgeItemFields,
-  statement: z.string(),
-  /** fact | preference | constraint | decision | principle */
-  type: z.string().default("fact"),
-});
+export const RetrievedFactSchema = retrievedFact
+  .pick({ id: true, statement: true, type: true, scope: true, privacy: true, confidence: true })
+  .extend({
+    ...knowledgeItemFields,
+    /** fact | preference | constraint | decision | principle */
+    type: z.string().default("fact"),
+  })
+  .loose();
 
-export const RetrievedChunkSchema = z.looseObject({
-  ...knowledgeItemFields,
-  text: z.string(),
-  level: z.string().optional(),
-});
+export const RetrievedChunkSchema = retrievedChunk
+  .pick({ id: true, text: true, level: true, scope: true, privacy: true })
+  .extend({ ...knowledgeItemFields, level: z.string().optional() })
+  .loose();
 
-export const ArtifactRefSchema = z.looseObject({
-  sourceId: z.string().optional(),
-  path: z.string().nullable().optional(),
-  title: z.string().nullable().optional(),
-});
+export const ArtifactRefSchema = artifactRef.partial().loose();
 
-export const RetrieveResponseSchema = z.looseObject({
-  facts: z.array(RetrievedFactSchema).default([]),
-  chunks: z.array(RetrievedChunkSchema).default([]),
-  artifactRefs: z.array(ArtifactRefSchema).default([]),
-  lowConfidence: z.boolean().default(false),
-  degraded: z.boolean().default(false),
-  /** The request asks about current live state: memory is not authoritative for it. */
-  liveState: z.looseObject({ detected: z.boolean().default(false) }).prefault({}),
-});
+export const RetrieveResponseSchema = retrieveResponse
+  .pick({
+    facts: true,
+    chunks: true,
+    artifactRefs: true,
+    lowConfidence: true,
+    degraded: true,
+    liveState: true,
+  })
+  .extend({
+    facts: z.array(RetrievedFactSchema).default([]),
+    chunks: z.array(RetrievedChunkSchema).default([]),
+    artifactRefs: z.array(ArtifactRefSchema).default([]),
+    lowConfidence: retrieveResponse.shape.lowConfidence.default(false),
+    degraded: retrieveResponse.shape.degraded.default(false),
+    /** The request asks about current live state: memory is not authoritative for it. */
+    liveState: retrieveResponse.shape.liveState
+      .pick({ detected: true })
+      .extend({ detected: retrieveResponse.shape.liveState.shape.detected.default(false) })
+      .loose()
+      .prefault({}),
+  })
+  .loose();
 
 export type RetrievedFact = z.infer<typeof RetrievedFactSchema>;
 export type RetrievedChunk = z.infer<typeof RetrievedChunkSchema>;
 export type RetrieveResponse = z.infer<typeof RetrieveResponseSchema>;
 
-export interface RetrieveRequest {
-  principal: Principal;
-  requestText: string;
-  tokenBudget: number;
-  mode: "standard" | "deep";
-}
+/** A /retrieve request as the hooks send it (the contract's input type: defaults may be left out). */
+export type RetrieveRequest = RetrieveRequestInput;
 
-/** Cortex's limits that the hooks must respect (cortex/src/schemas: ingestLimits, retrieveLimits). */
+/** Cortex's limits that the hooks must respect. */
 export const cortexLimits = {
-  maxIngestEvents: 256,
-  maxToolOutputChars: 64_000,
-  maxRequestChars: 8_000,
-  minTokenBudget: 16,
-  maxTokenBudget: 16_000,
+  maxIngestEvents: ingestLimits.maxEvents,
+  maxToolOutputChars: ingestLimits.maxTextChars,
+  maxRequestChars: retrieveLimits.maxRequestChars,
+  minTokenBudget: retrieveLimits.minTokenBudget,
+  maxTokenBudget: retrieveLimits.maxTokenBudget,
 } as const;
-
-const identifier = z.string().regex(/^[A-Za-z0-9._:@/+-]{1,128}$/);
 
 /**
  * One captured tool result: a Cortex `tool_result` ingest event, queued on disk as is and posted to /ingest.
  * A tool ran in the user's own session, so its output is the user's (scope user, owned by the principal);
- * the privacy level is left to Cortex's dimension policy default.
+ * the privacy level is left to Cortex's dimension policy default. The contract's event, narrowed: the hooks
+ * always set the provenance key, the agent and the time, and never privacy, consent or dimensions.
  */
-export const ToolResultEventSchema = z.strictObject({
-  kind: z.literal("tool_result"),
-  provenanceKey: z.string().min(1).max(512),
-  sessionId: identifier.optional(),
-  agentId: identifier,
-  channel: z.string().max(128).optional(),
-  turnIds: z.array(z.string().min(1).max(128)).max(64).optional(),
-  observedAt: z.string(),
-  scope: z.literal("user"),
-  owner: z.strictObject({ userId: identifier, householdId: identifier.optional() }),
-  tool: z.string().min(1).max(128),
-  toolCallId: z.string().min(1).max(128).optional(),
-  output: z.string().min(1).max(cortexLimits.maxToolOutputChars),
-});
+export const ToolResultEventSchema = toolResultEvent
+  .omit({ privacy: true, consent: true, dimensions: true })
+  .extend({
+    provenanceKey: z.string().min(1).max(512),
+    agentId: identifier,
+    observedAt: z.string(),
+    scope: z.literal("user"),
+    owner: z.strictObject({ userId: identifier, householdId: identifier.optional() }),
+  });
 
 export type ToolResultEvent = z.infer<typeof ToolResultEventSchema>;
 
-export const IngestResponseSchema = z.looseObject({
-  created: z.number().optional(),
-  duplicates: z.number().optional(),
-});
+/** The /ingest body the drain posts: queued tool results, as the contract's input type. */
+export function ingestBody(events: readonly ToolResultEvent[]): IngestRequestInput {
+  return { events: [...events] };
+}
+
+export const IngestResponseSchema = ingestResponse
+  .pick({ created: true, duplicates: true })
+  .partial()
+  .loose();
+
+/** The /reflect body: the delta's fields with the principal beside them, as the contract's input type. */
+export type ReflectBody = ReflectRequestInput;

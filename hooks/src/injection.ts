@@ -9,7 +9,7 @@ import type { RetrievedChunk, RetrievedFact, RetrieveResponse } from "./cortex-c
 export const blockBegin = "<<<remram-knowledge";
 export const blockEnd = "remram-knowledge>>>";
 
-/** Cortex's fixed section order (cortex/src/schemas/retrieve.ts bundleSectionNames), then grounding text. */
+/** Cortex's fixed section order (@remram/contract's bundleSectionNames), then grounding text. */
 const sectionOrder: readonly { type: string; title: string }[] = [
   { type: "constraint", title: "Constraints" },
   { type: "preference", title: "Preferences" },

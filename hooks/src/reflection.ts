@@ -1,3 +1,4 @@
+import { reflectedTypes } from "@remram/contract";
 import { z } from "zod";
 import { type Principal, toIdentifier } from "./principal.js";
 
@@ -229,12 +230,15 @@ const principalSchema = z.strictObject({
 const userScope = z.strictObject({ kind: z.literal("user"), ownerIds: z.array(z.string()).min(1) });
 const sourceTurnIds = z.array(z.string().min(1).max(128)).min(1);
 
-/** The part of Cortex's reflection delta (cortex/src/reflect/schema.ts) the plugin writes. */
+/**
+ * The part of Cortex's reflection delta (@remram/contract's reflectionDeltaSchema) the plugin writes, as queued on
+ * disk; the client posts it as the contract's ReflectRequestInput, so the compiler checks it fits.
+ */
 export const CortexReflectionDeltaSchema = z.strictObject({
   sessionId: z.string(),
   items: z.array(
     z.strictObject({
-      type: z.enum(["fact", "preference", "constraint", "decision"]),
+      type: z.enum(reflectedTypes),
       statement: z.string(),
       scope: userScope,
       sourceTurnIds,

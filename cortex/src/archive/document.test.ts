@@ -1,17 +1,9 @@
 import { createHash } from "node:crypto";
+import { type MemoryDocument, memoryDocumentSchema } from "@remram/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../core/canonical-json.js";
-import {
-  canonicalise,
-  clampAxis,
-  coordinatesFor,
-  dayOffset,
-  decayScore,
-  type MemoryDocument,
-  mayRecall,
-  memoryDocumentSchema,
-} from "./document.js";
+import { canonicalise, clampAxis, coordinatesFor, dayOffset, decayScore, mayRecall } from "./document.js";
 
 const document: MemoryDocument = memoryDocumentSchema.parse({
   createdAt: "2026-02-01T10:00:00.000Z",

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import type { MemoryDocument, PrivacyLevel } from "@remram/contract";
 import { canonicalJson } from "../core/canonical-json.js";
 
 /**
@@ -7,54 +7,6 @@ import { canonicalJson } from "../core/canonical-json.js";
  * addressed by the SHA-256 of its canonical JSON bytes (computed before any compression). Summaries and
  * coordinates index it; the document itself is only returned when consent and policy allow.
  */
-
-export const privacyLevels = ["public", "household", "private", "secret"] as const;
-export type PrivacyLevel = (typeof privacyLevels)[number];
-
-const message = z
-  .object({
-    role: z.enum(["user", "assistant", "system", "tool"]),
-    content: z.string().max(200_000),
-    turnId: z.string().min(1).max(128).optional(),
-    at: z.iso.datetime({ offset: true }).optional(),
-  })
-  .strict();
-
-const attachment = z
-  .object({
-    name: z.string().min(1).max(256),
-    mediaType: z.string().min(1).max(128),
-    /** Content digest of the attachment; the archive stores references, not blobs. */
-    digest: z.string().regex(/^sha256:[a-f0-9]{64}$/),
-  })
-  .strict();
-
-/** Everything that is hashed. created_at is the range's own time, so the same content always hashes the same. */
-export const memoryDocumentSchema = z
-  .object({
-    createdAt: z.iso.datetime({ offset: true }),
-    source: z
-      .object({
-        sessionId: z.string().min(1).max(256),
-        channel: z.string().min(1).max(64),
-        agentId: z.string().min(1).max(128).optional(),
-      })
-      .strict(),
-    messages: z.array(message).min(1).max(5000),
-    attachments: z.array(attachment).max(100).default([]),
-    tags: z.array(z.string().min(1).max(64)).max(64).default([]),
-    consentScope: z
-      .object({
-        /** Who may read the full document back; the principal must be one of them. */
-        ownerIds: z.array(z.string().min(1).max(128)).min(1).max(32),
-        privacy: z.enum(privacyLevels),
-        /** Whether the full document may be recalled at all, or only its summary. */
-        allowRecall: z.boolean(),
-      })
-      .strict(),
-  })
-  .strict();
-export type MemoryDocument = z.output<typeof memoryDocumentSchema>;
 
 export const hashAlgorithm = "sha256";
 

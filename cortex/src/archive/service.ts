@@ -1,6 +1,6 @@
+import type { MemoryDocument, Principal } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import { createRecord, type MaturationIndices } from "../knowledge/records.js";
-import type { Principal } from "../schemas/common.js";
 import { type CortexStore, request as storeRequest } from "../store/client.js";
 import { getDocument, type SearchResult } from "../store/reads.js";
 import { bulk } from "../store/writes.js";
@@ -11,7 +11,6 @@ import {
   dayOffset,
   decayScore,
   epochDay,
-  type MemoryDocument,
   mayRecall,
   sha256Hex,
 } from "./document.js";

@@ -1,8 +1,9 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type MemoryDocument, memoryDocumentSchema } from "@remram/contract";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { canonicalise, type MemoryDocument, memoryDocumentSchema } from "./document.js";
+import { canonicalise } from "./document.js";
 import { ArchiveIntegrityError, ArchiveNotFoundError, ArchiveStore } from "./store.js";
 
 function transcript(text: string): MemoryDocument {

@@ -3,7 +3,8 @@ import { appendFile, link, mkdir, open, readFile, rm, unlink } from "node:fs/pro
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { gunzip, gzip, zstdCompress, zstdDecompress } from "node:zlib";
-import { canonicalise, type MemoryDocument, memoryDocumentSchema, sha256Hex } from "./document.js";
+import { type MemoryDocument, memoryDocumentSchema } from "@remram/contract";
+import { canonicalise, sha256Hex } from "./document.js";
 
 /**
  * The hash-addressed archive on disk (seed 004's storage lifecycle): hot per-hash JSON files, a warm tier of

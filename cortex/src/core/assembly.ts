@@ -5,10 +5,8 @@
  * neighbours, and sections render in a fixed order between explicit delimiters. Pure: the token counter is
  * passed in, and equal inputs give a byte-identical bundle.
  */
-import type { KnowledgeType, PrivacyLevel, Scope } from "../schemas/common.js";
-import type { ChunkLevel } from "../schemas/knowledge.js";
-import type { BundleSectionName } from "../schemas/retrieve.js";
-import { bundleSectionNames } from "../schemas/retrieve.js";
+import type { BundleSectionName, ChunkLevel, KnowledgeType, PrivacyLevel, Scope } from "@remram/contract";
+import { bundleSectionNames } from "@remram/contract";
 import type { RankableDoc, RankedCandidate } from "./ranking.js";
 
 /** Scope and privacy travel with every item so callers can keep private items away from cloud models. */

@@ -1,6 +1,5 @@
+import { chunk, type IngestEvent, ingestEvent, knowledgeObject } from "@remram/contract";
 import { describe, expect, it } from "vitest";
-import { type IngestEvent, ingestEvent } from "../schemas/ingest.js";
-import { chunk, knowledgeObject } from "../schemas/knowledge.js";
 import { dimensionTags, planIngest, provenanceKeyFor, splitSections } from "./ingest-plan.js";
 
 const defaults = { privacy: "household" as const, now: "2026-11-22T10:00:00.000Z" };

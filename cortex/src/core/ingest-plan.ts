@@ -3,9 +3,16 @@
  * deterministic ids and the L0/L1/L2 chunk hierarchy. Pure: `now` and the policy defaults come in as data.
  */
 import { createHash } from "node:crypto";
-import type { Consent, PrivacyLevel, Provenance, ProvenanceSource } from "../schemas/common.js";
-import type { IngestEvent } from "../schemas/ingest.js";
-import type { Chunk, ChunkLevel, KnowledgeObject } from "../schemas/knowledge.js";
+import type {
+  Chunk,
+  ChunkLevel,
+  Consent,
+  IngestEvent,
+  KnowledgeObject,
+  PrivacyLevel,
+  Provenance,
+  ProvenanceSource,
+} from "@remram/contract";
 import { redact } from "./redaction.js";
 
 export interface IngestDefaults {

@@ -5,11 +5,10 @@
  * the rules stay pure functions over plain data with `now`, ids and thresholds passed in.
  */
 
-export const knowledgeTypes = ["fact", "preference", "constraint", "decision", "principle"] as const;
-export type KnowledgeType = (typeof knowledgeTypes)[number];
+import type { KnowledgeType, Scope as ScopeKind } from "@remram/contract";
 
-export const scopeKinds = ["user", "household", "shared"] as const;
-export type ScopeKind = (typeof scopeKinds)[number];
+/** The contract's knowledge types and scope kinds (`knowledgeTypes`, `scopes` in @remram/contract). */
+export type { KnowledgeType, ScopeKind };
 
 /** Who knowledge belongs to: a user's own, their household's, or shared among named owners. */
 export interface Scope {

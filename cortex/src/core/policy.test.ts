@@ -1,5 +1,5 @@
+import { dimensionPolicy } from "@remram/contract";
 import { describe, expect, it } from "vitest";
-import { dimensionPolicy } from "../schemas/dimensions.js";
 import {
   chunkGate,
   effectiveMinConfidence,

@@ -2,9 +2,8 @@
  * Step 1 of RAM: the policy gate, expressed as OpenSearch filter clauses. It sits inside every candidate query
  * (BM25 `bool.filter`, k-NN `filter`), so an ineligible item is never scored, never counted and never traced.
  */
-import type { KnowledgeType, Principal } from "../schemas/common.js";
-import { knowledgeTypes } from "../schemas/common.js";
-import type { DimensionPolicy } from "../schemas/dimensions.js";
+import type { DimensionPolicy, KnowledgeType, Principal } from "@remram/contract";
+import { knowledgeTypes } from "@remram/contract";
 
 export type FilterClause = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
+import { dimensionPolicy } from "@remram/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { dimensionPolicy } from "../schemas/dimensions.js";
 import {
   dimensionOverlap,
   featureInfluence,

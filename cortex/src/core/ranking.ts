@@ -3,8 +3,7 @@
  * candidate lists, multiplied by rank features; ties broken by id. Why RRF and not a weighted normalized sum:
  * docs/cortex-ranking.md.
  */
-import type { ProvenanceSource } from "../schemas/common.js";
-import type { DimensionPolicy } from "../schemas/dimensions.js";
+import type { DimensionPolicy, ProvenanceSource } from "@remram/contract";
 
 /** One hit of one signal, in the order OpenSearch returned it (best first). */
 export interface SignalHit {

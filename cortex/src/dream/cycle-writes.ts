@@ -1,3 +1,4 @@
+import type { KnowledgeObject } from "@remram/contract";
 import { addLink, type MaturingObject } from "../core/knowledge.js";
 import type { ProposalDraft } from "../core/proposal.js";
 import { applyMaturing, toMaturing } from "../knowledge/mapping.js";
@@ -9,7 +10,6 @@ import {
   type writeRecords,
 } from "../knowledge/records.js";
 import type { DocumentVersion, ObjectUpdate } from "../knowledge/repository.js";
-import type { KnowledgeObject } from "../schemas/knowledge.js";
 import type { CortexStore } from "../store/client.js";
 import type { Embedder } from "../store/embedder.js";
 import type { DreamPlan } from "./cycle.js";

@@ -1,7 +1,8 @@
+import { dreamCountNames } from "@remram/contract";
 import { describe, expect, it } from "vitest";
 import type { MaturingObject } from "../core/knowledge.js";
 import { knowledgeObject } from "../testing/fixtures.js";
-import { type DreamInput, dreamCountNames, dreamReport, planDreamCycle } from "./cycle.js";
+import { type DreamInput, dreamReport, planDreamCycle } from "./cycle.js";
 
 const now = "2026-03-01T00:00:00.000Z";
 

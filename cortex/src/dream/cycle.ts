@@ -1,3 +1,4 @@
+import { type DreamCountName, dreamCountNames } from "@remram/contract";
 import { applyConfidenceEvent } from "../core/confidence.js";
 import { addLink, isLive, type MaturingObject } from "../core/knowledge.js";
 import { invalidate } from "../core/lifecycle.js";
@@ -79,26 +80,7 @@ export interface DreamInput {
   principleWording?: ReadonlyMap<string, string>;
 }
 
-export const dreamCountNames = [
-  "objectsScanned",
-  "neighbourListsBuilt",
-  "neighbourListsPending",
-  "vectorsBackfilled",
-  "changedObjects",
-  "contradictionsDetected",
-  "contradictionsResolved",
-  "invalidated",
-  "reviewItems",
-  "survived",
-  "decayed",
-  "demoted",
-  "principlesCreated",
-  "principlesReinforced",
-  "dimensionsPromoted",
-  "proposalsGenerated",
-  "writeConflicts",
-] as const;
-export type DreamCounts = Record<(typeof dreamCountNames)[number], number>;
+export type DreamCounts = Record<DreamCountName, number>;
 
 export interface DreamPlan {
   /** Every object the cycle changed or created, in its new state, sorted by id. */

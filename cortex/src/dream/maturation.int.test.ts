@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { KnowledgeObject } from "@remram/contract";
 import type { FastifyInstance } from "fastify";
 import { simpleGit } from "simple-git";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -11,7 +12,6 @@ import { buildApp } from "../app.js";
 import { cortexConfig } from "../config.js";
 import { maturationIndices } from "../knowledge/records.js";
 import { maturationPlugin } from "../maturation.js";
-import type { KnowledgeObject } from "../schemas/knowledge.js";
 
 const token = "maturation-test-token-0123456789";
 const headers = { authorization: `Bearer ${token}` };

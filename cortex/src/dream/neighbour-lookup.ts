@@ -1,8 +1,8 @@
+import type { KnowledgeObject } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import { scopeOf } from "../knowledge/mapping.js";
 import type { MaturationIndices } from "../knowledge/records.js";
 import { cosineFromScore, loadVectors, scopeFilter } from "../knowledge/repository.js";
-import type { KnowledgeObject } from "../schemas/knowledge.js";
 import { vectorDocument } from "../store/documents.js";
 import { multiSearch } from "../store/reads.js";
 import { bulk } from "../store/writes.js";

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { RetrieveResponse } from "@remram/contract";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +10,6 @@ import { buildApp } from "../app.js";
 import { cortexConfig } from "../config.js";
 import { maturationIndices } from "../knowledge/records.js";
 import { maturationPlugin } from "../maturation.js";
-import type { RetrieveResponse } from "../schemas/retrieve.js";
 
 const token = "neighbour-graph-test-token-0123456789";
 const headers = { authorization: `Bearer ${token}` };

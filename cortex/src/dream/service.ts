@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
+import type { CandidateDimension, KnowledgeObject } from "@remram/contract";
+import { dreamCountNames } from "@remram/contract";
 import { Gauge, Histogram, type Registry } from "prom-client";
 import type { CortexContext } from "../context.js";
 import { toMaturing } from "../knowledge/mapping.js";
 import { listRecords, type MaturationIndices, writeRecords } from "../knowledge/records.js";
 import { type DocumentVersion, loadObjects, scanObjects, writeObjects } from "../knowledge/repository.js";
-import type { CandidateDimension } from "../schemas/dimensions.js";
-import type { KnowledgeObject } from "../schemas/knowledge.js";
 import { request as storeRequest } from "../store/client.js";
 import { listCandidateDimensions } from "../store/counters.js";
 import { scanDocuments } from "../store/reads.js";
@@ -15,7 +15,6 @@ import {
   type DreamInput,
   type DreamReport,
   defaultDreamOptions,
-  dreamCountNames,
   dreamReport,
   planDreamCycle,
 } from "./cycle.js";

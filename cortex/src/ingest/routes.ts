@@ -1,46 +1,29 @@
+import { ingestLimits, routes } from "@remram/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { payloadTooLarge, serviceUnavailable } from "../http-errors.js";
-import { errorResponse } from "../schemas/index.js";
-import { ingestLimits, ingestRequest, ingestResponse } from "../schemas/ingest.js";
 import { ingest } from "./service.js";
 
 export const ingestRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.post(
-    "/ingest",
-    {
-      schema: {
-        summary: "Store structured events as knowledge objects and chunks; idempotent by provenance key",
-        body: ingestRequest,
-        response: {
-          200: ingestResponse,
-          400: errorResponse,
-          401: errorResponse,
-          413: errorResponse,
-          503: errorResponse,
-        },
-      },
-    },
-    async (request) => {
-      const { cortex } = app;
-      if (request.body.events.length > ingestLimits.maxEvents) {
-        throw payloadTooLarge(
-          `events: ${request.body.events.length} in one batch, at most ${ingestLimits.maxEvents}`,
-        );
-      }
-      if (!cortex.isInitialized()) {
-        throw serviceUnavailable("indices are not ready yet");
-      }
-      return ingest(
-        {
-          store: cortex.store,
-          embedder: cortex.embedder,
-          policy: () => cortex.policy.get(),
-          metrics: cortex.metrics,
-          onBackgroundError: (error) => request.log.warn({ err: error }, "ingest side work failed"),
-        },
-        request.body,
-        cortex.clock(),
+  app.post(routes.ingest.url, { schema: routes.ingest.schema }, async (request) => {
+    const { cortex } = app;
+    if (request.body.events.length > ingestLimits.maxEvents) {
+      throw payloadTooLarge(
+        `events: ${request.body.events.length} in one batch, at most ${ingestLimits.maxEvents}`,
       );
-    },
-  );
+    }
+    if (!cortex.isInitialized()) {
+      throw serviceUnavailable("indices are not ready yet");
+    }
+    return ingest(
+      {
+        store: cortex.store,
+        embedder: cortex.embedder,
+        policy: () => cortex.policy.get(),
+        metrics: cortex.metrics,
+        onBackgroundError: (error) => request.log.warn({ err: error }, "ingest side work failed"),
+      },
+      request.body,
+      cortex.clock(),
+    );
+  });
 };

@@ -1,9 +1,14 @@
 /** /ingest: plan (redact, key, chunk), embed, create durably by id, report duplicates. */
+
+import type {
+  Chunk,
+  DimensionPolicy,
+  IngestRequest,
+  IngestResponse,
+  KnowledgeObject,
+} from "@remram/contract";
 import { planIngest } from "../core/ingest-plan.js";
 import type { CortexMetrics } from "../metrics.js";
-import type { DimensionPolicy } from "../schemas/dimensions.js";
-import type { IngestRequest, IngestResponse } from "../schemas/ingest.js";
-import type { Chunk, KnowledgeObject } from "../schemas/knowledge.js";
 import type { CortexStore } from "../store/client.js";
 import { recordCandidateDimensions } from "../store/counters.js";
 import { chunkDocument, knowledgeDocument, vectorDocument } from "../store/documents.js";

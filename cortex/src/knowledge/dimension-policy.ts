@@ -1,7 +1,7 @@
 /** The dimension policy in force: stored in the dimensions index, held in memory, replaced by PUT /dimensions. */
 import { createHash } from "node:crypto";
+import { type DimensionPolicy, dimensionPolicy } from "@remram/contract";
 import { canonicalJson } from "../core/canonical-json.js";
-import { type DimensionPolicy, dimensionPolicy } from "../schemas/dimensions.js";
 import type { CortexStore } from "../store/client.js";
 import { getDocument } from "../store/reads.js";
 import { putDocument } from "../store/writes.js";

@@ -1,6 +1,6 @@
+import { dimensionPolicy } from "@remram/contract";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../core/canonical-json.js";
-import { dimensionPolicy } from "../schemas/dimensions.js";
 import { policyHash } from "./dimension-policy.js";
 import { UsageTracker } from "./usage.js";
 

@@ -1,5 +1,5 @@
+import { type KnowledgeObject, knowledgeObject as knowledgeObjectSchema } from "@remram/contract";
 import { describe, expect, it } from "vitest";
-import { type KnowledgeObject, knowledgeObject as knowledgeObjectSchema } from "../schemas/knowledge.js";
 import { applyMaturing, toMaturing } from "./mapping.js";
 
 const at = "2026-02-01T00:00:00.000Z";

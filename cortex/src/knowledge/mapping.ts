@@ -1,8 +1,8 @@
+import type { KnowledgeObject } from "@remram/contract";
 import type { MaturingObject, Scope } from "../core/knowledge.js";
-import type { KnowledgeObject } from "../schemas/knowledge.js";
 
 /**
- * Between the stored knowledge object (cortex/src/schemas/knowledge.ts) and the maturation view the pure rules
+ * Between the stored knowledge object (@remram/contract, contract/src/knowledge.ts) and the maturation view the pure rules
  * work on. Fields the rules do not own (provenance, privacy, consent, usage counters) pass through untouched.
  */
 

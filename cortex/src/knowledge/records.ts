@@ -1,6 +1,6 @@
+import type { KnowledgeObject } from "@remram/contract";
 import type { MaturingObject } from "../core/knowledge.js";
 import type { ProposalDraft } from "../core/proposal.js";
-import type { KnowledgeObject } from "../schemas/knowledge.js";
 import { type CortexStore, request } from "../store/client.js";
 import { getDocument, type SearchResult } from "../store/reads.js";
 import { bulk, putDocument } from "../store/writes.js";

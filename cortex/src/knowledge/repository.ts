@@ -1,6 +1,6 @@
+import type { KnowledgeObject } from "@remram/contract";
 import type { Claim, Scope } from "../core/knowledge.js";
 import { normaliseClaimPart } from "../core/knowledge.js";
-import type { KnowledgeObject } from "../schemas/knowledge.js";
 import { type CortexStore, request } from "../store/client.js";
 import { gateChanged, knowledgeDocument, knowledgeWriteLines, vectorGateFields } from "../store/documents.js";
 import { multiSearch, scanDocuments } from "../store/reads.js";

@@ -1,5 +1,5 @@
+import { type Chunk, type Proposal, type ProposalState, routes } from "@remram/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
 import type { CortexContext } from "../context.js";
 import { sha256Digest } from "../core/digest.js";
 import { conflict, notFound } from "../http-errors.js";
@@ -13,55 +13,16 @@ import {
   type StoredRecord,
 } from "../knowledge/records.js";
 import { loadObjects, writeObjects } from "../knowledge/repository.js";
-import { errorResponse } from "../schemas/index.js";
-import type { Chunk } from "../schemas/knowledge.js";
 import { request as storeRequest } from "../store/client.js";
 import { chunkDocument } from "../store/documents.js";
 import { createDocuments } from "../store/writes.js";
 import { type GitPromoter, PromotionConflictError } from "./git-promoter.js";
 
-const digest = z.string().regex(/^sha256:[a-f0-9]{64}$/);
-const proposalStates = ["pending", "promoted", "denied", "superseded"] as const;
-
-export const proposalSchema = z.object({
-  id: z.string(),
-  state: z.enum(proposalStates),
-  artifactPath: z.string(),
-  title: z.string(),
-  baseDigest: z.string().optional(),
-  proposedDigest: z.string(),
-  diff: z.string(),
-  rationale: z.string(),
-  sourceKnowledgeIds: z.array(z.string()),
-  confidence: z.number(),
-  cycleId: z.string(),
-  createdAt: z.string(),
-  decision: z
-    .object({ decision: z.literal("denied"), by: z.string(), reason: z.string().optional(), at: z.string() })
-    .optional(),
-  promotion: z.object({ commitId: z.string(), approvedBy: z.string(), at: z.string() }).optional(),
-});
-
-export const promoteRequest = z
-  .object({
-    proposalId: z.string().min(1).max(128),
-    approvedBy: z.string().min(1).max(256),
-    /** Digest of the file the approver saw the diff against (omit for a new file). */
-    baseDigest: digest.optional(),
-    /** Digest of the proposed file the approval was given for (the ArtifactProposal CRD records it). */
-    expectedDigest: digest.optional(),
-  })
-  .strict();
-
-export const denyRequest = z
-  .object({ deniedBy: z.string().min(1).max(256), reason: z.string().max(1024).optional() })
-  .strict();
-
-function view(record: StoredRecord<ProposalRecordBody>): z.infer<typeof proposalSchema> {
+function view(record: StoredRecord<ProposalRecordBody>): Proposal {
   const { body } = record;
   return {
     id: body.id,
-    state: (record.state ?? "pending") as (typeof proposalStates)[number],
+    state: (record.state ?? "pending") as ProposalState,
     artifactPath: body.artifactPath,
     title: body.title,
     baseDigest: body.baseDigest,
@@ -140,124 +101,80 @@ export function promoteRoutes(
   indices: () => Promise<MaturationIndices>,
 ): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get(
-      "/proposals",
-      {
-        schema: {
-          summary: "Artifact proposals by state",
-          querystring: z.object({ status: z.enum(proposalStates).optional() }),
-          response: { 200: z.object({ proposals: z.array(proposalSchema) }), 401: errorResponse },
-        },
-      },
-      async (request) => {
-        const records = await listRecords<ProposalRecordBody>(app.cortex.store, await indices(), "proposal", {
-          state: request.query.status,
-        });
-        return { proposals: records.map(view) };
-      },
-    );
+    app.get(routes.proposals.url, { schema: routes.proposals.schema }, async (request) => {
+      const records = await listRecords<ProposalRecordBody>(app.cortex.store, await indices(), "proposal", {
+        state: request.query.status,
+      });
+      return { proposals: records.map(view) };
+    });
 
-    app.post(
-      "/promote",
-      {
-        schema: {
-          summary:
-            "Write an approved proposal into the workspace, commit it, reindex it (atomic, idempotent)",
-          body: promoteRequest,
-          response: {
-            200: z.object({ commitId: z.string(), alreadyPromoted: z.boolean() }),
-            400: errorResponse,
-            401: errorResponse,
-            404: errorResponse,
-            409: errorResponse,
+    app.post(routes.promote.url, { schema: routes.promote.schema }, async (request) => {
+      const { store } = app.cortex;
+      const where = await indices();
+      const record = await getRecord<ProposalRecordBody>(store, where, "proposal", request.body.proposalId);
+      if (!record) throw notFound(`no proposal ${request.body.proposalId}`);
+      if (record.state === "promoted" && record.body.promotion) {
+        return { commitId: record.body.promotion.commitId, alreadyPromoted: true };
+      }
+      if (record.state !== "pending") throw conflict(`proposal ${record.id} is ${record.state}`);
+      try {
+        const git = await promoter();
+        return await git.promote(
+          {
+            proposal: record.body,
+            approvedBy: request.body.approvedBy,
+            baseDigest: request.body.baseDigest,
+            expectedDigest: request.body.expectedDigest,
           },
-        },
-      },
-      async (request) => {
-        const { store } = app.cortex;
-        const where = await indices();
-        const record = await getRecord<ProposalRecordBody>(store, where, "proposal", request.body.proposalId);
-        if (!record) throw notFound(`no proposal ${request.body.proposalId}`);
-        if (record.state === "promoted" && record.body.promotion) {
-          return { commitId: record.body.promotion.commitId, alreadyPromoted: true };
-        }
-        if (record.state !== "pending") throw conflict(`proposal ${record.id} is ${record.state}`);
-        try {
-          const git = await promoter();
-          return await git.promote(
-            {
-              proposal: record.body,
-              approvedBy: request.body.approvedBy,
-              baseDigest: request.body.baseDigest,
-              expectedDigest: request.body.expectedDigest,
-            },
-            async (commitId) => {
-              const now = app.cortex.clock().toISOString();
-              await reindexArtifact(app.cortex, record.body, now);
-              const sources = await loadObjects(store, record.body.sourceKnowledgeIds);
-              await writeObjects(
-                store,
-                [],
-                [...sources.values()].map((previous) => ({
-                  object: { ...previous, promotionState: "promoted" as const, updatedAt: now },
-                  previous,
-                })),
-              );
-              await putRecord(store, where, {
-                ...record,
-                state: "promoted",
-                artifactPath: record.body.artifactPath,
-                updatedAt: now,
-                body: {
-                  ...record.body,
-                  promotion: { commitId, approvedBy: request.body.approvedBy, at: now },
-                },
-              });
-            },
-          );
-        } catch (error) {
-          if (error instanceof PromotionConflictError) throw conflict(error.message);
-          throw error;
-        }
-      },
-    );
+          async (commitId) => {
+            const now = app.cortex.clock().toISOString();
+            await reindexArtifact(app.cortex, record.body, now);
+            const sources = await loadObjects(store, record.body.sourceKnowledgeIds);
+            await writeObjects(
+              store,
+              [],
+              [...sources.values()].map((previous) => ({
+                object: { ...previous, promotionState: "promoted" as const, updatedAt: now },
+                previous,
+              })),
+            );
+            await putRecord(store, where, {
+              ...record,
+              state: "promoted",
+              artifactPath: record.body.artifactPath,
+              updatedAt: now,
+              body: {
+                ...record.body,
+                promotion: { commitId, approvedBy: request.body.approvedBy, at: now },
+              },
+            });
+          },
+        );
+      } catch (error) {
+        if (error instanceof PromotionConflictError) throw conflict(error.message);
+        throw error;
+      }
+    });
 
-    app.post(
-      "/proposals/:id/deny",
-      {
-        schema: {
-          summary: "Record a denial with who and why",
-          params: z.object({ id: z.string().min(1).max(128) }),
-          body: denyRequest,
-          response: {
-            200: proposalSchema,
-            400: errorResponse,
-            401: errorResponse,
-            404: errorResponse,
-            409: errorResponse,
-          },
+    app.post(routes.deny.url, { schema: routes.deny.schema }, async (request) => {
+      const { store } = app.cortex;
+      const where = await indices();
+      const record = await getRecord<ProposalRecordBody>(store, where, "proposal", request.params.id);
+      if (!record) throw notFound(`no proposal ${request.params.id}`);
+      if (record.state === "denied") return view(record);
+      if (record.state !== "pending") throw conflict(`proposal ${record.id} is ${record.state}`);
+      const now = app.cortex.clock().toISOString();
+      const denied: StoredRecord<ProposalRecordBody> = {
+        ...record,
+        state: "denied",
+        updatedAt: now,
+        body: {
+          ...record.body,
+          decision: { decision: "denied", by: request.body.deniedBy, reason: request.body.reason, at: now },
         },
-      },
-      async (request) => {
-        const { store } = app.cortex;
-        const where = await indices();
-        const record = await getRecord<ProposalRecordBody>(store, where, "proposal", request.params.id);
-        if (!record) throw notFound(`no proposal ${request.params.id}`);
-        if (record.state === "denied") return view(record);
-        if (record.state !== "pending") throw conflict(`proposal ${record.id} is ${record.state}`);
-        const now = app.cortex.clock().toISOString();
-        const denied: StoredRecord<ProposalRecordBody> = {
-          ...record,
-          state: "denied",
-          updatedAt: now,
-          body: {
-            ...record.body,
-            decision: { decision: "denied", by: request.body.deniedBy, reason: request.body.reason, at: now },
-          },
-        };
-        await putRecord(store, where, { ...denied, artifactPath: record.body.artifactPath });
-        return view(denied);
-      },
-    );
+      };
+      await putRecord(store, where, { ...denied, artifactPath: record.body.artifactPath });
+      return view(denied);
+    });
   };
 }

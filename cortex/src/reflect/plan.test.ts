@@ -1,9 +1,9 @@
+import { type ReflectionDelta, reflectionDeltaSchema } from "@remram/contract";
 import { describe, expect, it } from "vitest";
 import type { MaturingObject } from "../core/knowledge.js";
 import type { Neighbour } from "../core/match.js";
 import { knowledgeObject } from "../testing/fixtures.js";
 import { planReflection, type ReflectionContext } from "./plan.js";
-import { type ReflectionDelta, reflectionDeltaSchema } from "./schema.js";
 
 const now = "2026-03-01T12:00:00.000Z";
 const alice = { kind: "user" as const, ownerIds: ["alice"] };

@@ -1,3 +1,4 @@
+import type { CandidateDimensionObservation, DeltaItem, ReflectionDelta } from "@remram/contract";
 import {
   applyConfidenceEvent,
   type ConfidenceConstants,
@@ -20,7 +21,6 @@ import {
   matchDeltaItem,
   type Neighbour,
 } from "../core/match.js";
-import type { CandidateDimensionObservation, DeltaItem, ReflectionDelta } from "./schema.js";
 import { findScopeViolations, type ScopeViolation } from "./scope.js";
 
 /** Everything planReflection needs besides the delta; the shell fetches it, the plan stays pure. */

@@ -1,7 +1,7 @@
+import { reflectionDeltaSchema } from "@remram/contract";
 import { describe, expect, it } from "vitest";
 import type { ScopeKind } from "../core/knowledge.js";
 import { knowledgeObject } from "../testing/fixtures.js";
-import { reflectionDeltaSchema } from "./schema.js";
 import { canWriteScope, findScopeViolations } from "./scope.js";
 
 const principal = { userId: "alice", householdId: "h1", agentId: "main" };

@@ -1,5 +1,5 @@
+import type { ReflectionDelta } from "@remram/contract";
 import type { MaturingObject, Principal, Scope, ScopeKind } from "../core/knowledge.js";
-import type { ReflectionDelta } from "./schema.js";
 
 /**
  * Scope rules for reflection writes. The principal comes from the gateway session; a delta is model output,

@@ -1,4 +1,10 @@
 import { createHash } from "node:crypto";
+import type {
+  DeltaItem,
+  KnowledgeObject,
+  ReflectionDelta,
+  Principal as StoredPrincipal,
+} from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import { canonicalJson } from "../core/canonical-json.js";
 import { knowledgeIdFor } from "../core/ingest-plan.js";
@@ -7,11 +13,8 @@ import type { Neighbour } from "../core/match.js";
 import { applyMaturing, ownerOf, toMaturing } from "../knowledge/mapping.js";
 import { createRecord, getRecord, type MaturationIndices } from "../knowledge/records.js";
 import { findCandidates, loadObjects, normaliseClaim, writeObjects } from "../knowledge/repository.js";
-import type { Principal as StoredPrincipal } from "../schemas/common.js";
-import type { KnowledgeObject } from "../schemas/knowledge.js";
 import { recordCandidateDimensions } from "../store/counters.js";
 import { planReflection, type ReflectionOutcome } from "./plan.js";
-import type { DeltaItem, ReflectionDelta } from "./schema.js";
 import type { ScopeViolation } from "./scope.js";
 
 /** The shell around planReflection: load candidates and targets, plan, write, count candidate dimensions. */

@@ -2,6 +2,8 @@
  * The RAM read path as one function: gate → candidates in one _msearch → hybrid ranking → assembly. Every failure
  * below it turns into a degraded answer, never an error: the gateway must not be blocked by memory.
  */
+
+import type { DimensionPolicy, RetrieveRequest, RetrieveResponse, TraceItem } from "@remram/contract";
 import { countTokens } from "gpt-tokenizer";
 import type { RetrievalSettings } from "../context.js";
 import { assembleBundle, type ChunkDoc, expansionCandidates, type FactDoc } from "../core/assembly.js";
@@ -23,8 +25,6 @@ import {
 import { type RankedCandidate, rankCandidates, rrfK, type SignalLists } from "../core/ranking.js";
 import type { UsageTracker } from "../knowledge/usage.js";
 import type { CortexMetrics } from "../metrics.js";
-import type { DimensionPolicy } from "../schemas/dimensions.js";
-import type { RetrieveRequest, RetrieveResponse, TraceItem } from "../schemas/retrieve.js";
 import type { CortexStore } from "../store/client.js";
 import type { Embedder } from "../store/embedder.js";
 import { multiSearch, type SearchHit, searchByIds } from "../store/reads.js";

@@ -2,8 +2,9 @@
  * The documents Cortex stores for knowledge objects and chunks: the schema object plus the flattened dimension
  * fields filters and facets use, and the vector documents the k-NN gate filters on.
  */
+
+import type { Chunk, KnowledgeObject } from "@remram/contract";
 import { dimensionTags } from "../core/ingest-plan.js";
-import type { Chunk, KnowledgeObject } from "../schemas/knowledge.js";
 import type { IndexNames } from "./templates.js";
 
 /** The schema object plus the flattened dimension fields filters and facets use. */

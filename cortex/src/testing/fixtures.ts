@@ -1,5 +1,5 @@
+import { type KnowledgeObject, knowledgeObject as storedSchema } from "@remram/contract";
 import type { MaturingObject } from "../core/knowledge.js";
-import { type KnowledgeObject, knowledgeObject as storedSchema } from "../schemas/knowledge.js";
 
 /** A valid, active user-scoped object for tests; override what a test is about. */
 export function knowledgeObject(

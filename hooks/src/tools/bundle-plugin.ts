@@ -1,17 +1,19 @@
 import { join } from "node:path";
 import { build } from "esbuild";
-import { bundlePath, hooksRoot } from "./paths.js";
+import { bundlePath, contractSource, hooksRoot } from "./paths.js";
 
 /**
- * One self-contained ESM file, dist/index.js, with zod inlined. OpenClaw copies a path-loaded plugin into its
- * own capture folder before importing it, where the workspace's node_modules are out of reach; a bundle has
- * nothing left to resolve but node: built-ins. Returns the bundle's size in bytes.
+ * One self-contained ESM file, dist/index.js, with zod and Cortex's contract (@remram/contract, from its source)
+ * inlined. OpenClaw copies a path-loaded plugin into its own capture folder before importing it, where the
+ * workspace's node_modules are out of reach; a bundle has nothing left to resolve but node: built-ins. Returns
+ * the bundle's size in bytes.
  */
 export async function bundlePlugin(): Promise<number> {
   const result = await build({
     entryPoints: [join(hooksRoot, "src", "index.ts")],
     outfile: bundlePath,
     bundle: true,
+    alias: { "@remram/contract": contractSource },
     platform: "node",
     format: "esm",
     target: "node24",

@@ -5,3 +5,5 @@ import { fileURLToPath } from "node:url";
 export const hooksRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const manifestPath = join(hooksRoot, "openclaw.plugin.json");
 export const bundlePath = join(hooksRoot, "dist", "index.js");
+/** The source of Cortex's contract, bundled into the plugin without building the contract package first. */
+export const contractSource = join(hooksRoot, "..", "contract", "src", "index.ts");

@@ -47,7 +47,6 @@ export interface RemramAppliance extends KubeObject {
   status?: RemramApplianceStatus;
 }
 
-
 export interface ApplianceReconcilerDeps {
   client: KubeClient;
   appliances: Cache<RemramAppliance>;

@@ -1,9 +1,22 @@
 /**
  * The operator's typed client for the Cortex endpoints it calls: /dimensions, /dream, /proposals, /promote.
- * Request shapes mirror cortex/src/schemas; responses are parsed with zod so a contract drift fails loudly here
- * instead of writing nonsense into status. Errors say whether Cortex was unreachable (retry with backoff) or
- * refused the request (a real answer, e.g. 409 for a stale base).
+ * Requests and responses are Cortex's own schemas (@remram/contract): a request the contract no longer takes
+ * fails the operator's build, and an answer is parsed so a drift at run time fails loudly here instead of writing
+ * nonsense into status. Errors say whether Cortex was unreachable (retry with backoff) or refused the request (a
+ * real answer, e.g. 409 for a stale base).
  */
+import {
+  type DenyRequestInput,
+  type DimensionPolicyInput,
+  type DreamRequestInput,
+  dimensionsResponse,
+  dreamReportSchema,
+  type PromoteRequestInput,
+  promoteResponse,
+  proposalSchema,
+  putDimensionsResponse,
+  routes,
+} from "@remram/contract";
 import { z } from "zod";
 
 export class CortexUnavailableError extends Error {
@@ -25,35 +38,33 @@ export interface CortexEndpoint {
   token: string;
 }
 
-export const putDimensionsResponse = z.object({ appliedHash: z.string(), updatedAt: z.string() });
+/** What the operator reads of a dream report: the cycle id and the counts it mirrors into status. */
+export const dreamReport = dreamReportSchema.pick({ runId: true, counts: true });
+export type DreamReport = z.output<typeof dreamReport>;
 
-export const dreamReport = z
-  .object({
-    runId: z.string().optional(),
-    counts: z.record(z.string(), z.number()).default({}),
+/**
+ * What the operator reads of a pending proposal to mirror it as an ArtifactProposal; the id and path within the
+ * bounds of that object's spec.
+ */
+export const pendingProposal = proposalSchema
+  .pick({
+    id: true,
+    artifactPath: true,
+    baseDigest: true,
+    proposedDigest: true,
+    diff: true,
+    rationale: true,
+    sourceKnowledgeIds: true,
   })
-  .loose();
-export type DreamReport = z.infer<typeof dreamReport>;
+  .extend({
+    id: proposalSchema.shape.id.min(1).max(128),
+    artifactPath: proposalSchema.shape.artifactPath.min(1).max(512),
+    sourceKnowledgeIds: proposalSchema.shape.sourceKnowledgeIds.default([]),
+  });
+export type PendingProposal = z.output<typeof pendingProposal>;
 
-export const pendingProposal = z
-  .object({
-    id: z.string().min(1).max(128),
-    artifactPath: z.string().min(1).max(512),
-    baseDigest: z.string().optional(),
-    proposedDigest: z.string(),
-    diff: z.string(),
-    rationale: z.string(),
-    sourceKnowledgeIds: z.array(z.string()).default([]),
-  })
-  .loose();
-export type PendingProposal = z.infer<typeof pendingProposal>;
-
-export const promoteResponse = z.object({ commitId: z.string() }).loose();
-
-export interface DreamRequest {
-  dryRun: boolean;
-  maxProposals: number;
-}
+const pendingProposals = z.object({ proposals: z.array(pendingProposal) });
+const currentPolicy = dimensionsResponse.pick({ appliedHash: true });
 
 export class CortexClient {
   constructor(
@@ -62,26 +73,25 @@ export class CortexClient {
     private readonly timeoutMs = 30_000,
   ) {}
 
-  putDimensions(policy: unknown): Promise<z.infer<typeof putDimensionsResponse>> {
-    return this.call("PUT", "/dimensions", policy, putDimensionsResponse);
+  putDimensions(policy: DimensionPolicyInput): Promise<z.output<typeof putDimensionsResponse>> {
+    return this.call("PUT", routes.putDimensions.url, policy, putDimensionsResponse);
   }
 
   /** The hash of the policy Cortex has in force (to notice a Cortex that lost or replaced it). */
   async currentHash(): Promise<string> {
-    return (await this.call("GET", "/dimensions", undefined, z.object({ appliedHash: z.string() }).loose()))
-      .appliedHash;
+    return (await this.call("GET", routes.getDimensions.url, undefined, currentPolicy)).appliedHash;
   }
 
-  dream(request: DreamRequest): Promise<DreamReport> {
-    return this.call("POST", "/dream", request, dreamReport, 600_000);
+  dream(request: DreamRequestInput): Promise<DreamReport> {
+    return this.call("POST", routes.dream.url, request, dreamReport, 600_000);
   }
 
   async pendingProposals(): Promise<PendingProposal[]> {
     const body = await this.call(
       "GET",
-      "/proposals?status=pending",
+      `${routes.proposals.url}?status=pending`,
       undefined,
-      z.object({ proposals: z.array(pendingProposal) }),
+      pendingProposals,
     );
     return body.proposals;
   }
@@ -92,20 +102,23 @@ export class CortexClient {
     approvedBy: string,
     proposedDigest: string,
     baseDigest: string | undefined,
-  ): Promise<z.infer<typeof promoteResponse>> {
-    return this.call(
-      "POST",
-      "/promote",
-      { proposalId, approvedBy, expectedDigest: proposedDigest, ...(baseDigest ? { baseDigest } : {}) },
-      promoteResponse,
-    );
+  ): Promise<z.output<typeof promoteResponse>> {
+    const body: PromoteRequestInput = {
+      proposalId,
+      approvedBy,
+      expectedDigest: proposedDigest,
+      ...(baseDigest ? { baseDigest } : {}),
+    };
+    return this.call("POST", routes.promote.url, body, promoteResponse);
   }
 
   async deny(proposalId: string, deniedBy: string, reason: string | undefined): Promise<void> {
+    const body: DenyRequestInput = { deniedBy, ...(reason ? { reason } : {}) };
+    // The answer is the denied proposal; nothing of it is needed.
     await this.call(
       "POST",
-      `/proposals/${encodeURIComponent(proposalId)}/deny`,
-      { deniedBy, ...(reason ? { reason } : {}) },
+      routes.deny.url.replace(":id", encodeURIComponent(proposalId)),
+      body,
       z.unknown(),
     );
   }

@@ -4,6 +4,7 @@
  * (CortexUnavailable) and the error goes back to the work queue, which backs off: no hot loop. A policy Cortex
  * calls invalid (400) → Synced=False (Rejected), not retried before the object changes or the periodic resync.
  */
+import type { DimensionPolicyInput } from "@remram/contract";
 import type { Logger } from "pino";
 import {
   DimensionPolicyReason,
@@ -38,7 +39,7 @@ export interface DimensionPolicyDeps {
 }
 
 /** The body Cortex takes: the spec without the appliance reference. */
-export function dimensionsBody(spec: ReturnType<typeof dimensionPolicySpec.parse>): Record<string, unknown> {
+export function dimensionsBody(spec: ReturnType<typeof dimensionPolicySpec.parse>): DimensionPolicyInput {
   const { applianceRef: _applianceRef, ...body } = spec;
   return body;
 }

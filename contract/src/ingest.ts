@@ -94,6 +94,7 @@ export type IngestEvent = z.infer<typeof ingestEvent>;
 /** Batch size is checked by the route (413), so the schema accepts any length and names bad fields. */
 export const ingestRequest = z.object({ events: z.array(ingestEvent).min(1) }).strict();
 export type IngestRequest = z.infer<typeof ingestRequest>;
+export type IngestRequestInput = z.input<typeof ingestRequest>;
 
 export const ingestItemResult = z.object({
   index: z.int().min(0).describe("Position of the event in the request."),

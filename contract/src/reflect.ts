@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { scopeKinds } from "../core/knowledge.js";
+import { principal, scopes } from "./common.js";
+import { errorResponse } from "./errors.js";
 
 /** The reflection delta: what a reflection run extracted from one finished interaction (seed 000 §4.6, §5.6). */
 
@@ -17,7 +18,7 @@ export const claimSchema = z
 
 export const scopeSchema = z
   .object({
-    kind: z.enum(scopeKinds),
+    kind: z.enum(scopes),
     /** The user for "user", the household for "household"; empty (appliance-wide) or a group for "shared". */
     ownerIds: z.array(id).max(32),
   })
@@ -98,3 +99,27 @@ export type Correction = z.output<typeof correctionSchema>;
 export type ConfidenceAdjustment = z.output<typeof confidenceAdjustmentSchema>;
 export type CandidateDimensionObservation = z.output<typeof candidateDimensionSchema>;
 export type ReflectionDelta = z.output<typeof reflectionDeltaSchema>;
+
+/** POST /reflect: the delta with the principal it was reflected for beside its fields. */
+export const reflectRequest = reflectionDeltaSchema.extend({ principal });
+export type ReflectRequest = z.output<typeof reflectRequest>;
+export type ReflectRequestInput = z.input<typeof reflectRequest>;
+
+export const reflectResponse = z.object({
+  created: z.array(z.string()),
+  reinforced: z.array(z.string()),
+  invalidated: z.array(z.string()),
+  adjusted: z.array(z.string()),
+  linksAdded: z.int(),
+  unmatchedCorrections: z.array(z.int()),
+  candidateDimensions: z.int(),
+  replayed: z
+    .boolean()
+    .describe("True when this exact delta was applied before and nothing was written now."),
+});
+export type ReflectResponse = z.output<typeof reflectResponse>;
+
+/** 403 from /reflect: the delta writes outside the principal's scope. */
+export const scopeViolationResponse = errorResponse.extend({
+  violations: z.array(z.object({ path: z.string(), reason: z.string() })),
+});

@@ -1,0 +1,125 @@
+import { z } from "zod";
+import { principal, privacyLevels } from "./common.js";
+
+/**
+ * Archive memory documents (seed 004): a compacted transcript range, after redaction, kept immutably and
+ * addressed by the SHA-256 of its canonical JSON bytes. Cortex's archive feature hashes, places and recalls them.
+ */
+
+const message = z
+  .object({
+    role: z.enum(["user", "assistant", "system", "tool"]),
+    content: z.string().max(200_000),
+    turnId: z.string().min(1).max(128).optional(),
+    at: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+
+const attachment = z
+  .object({
+    name: z.string().min(1).max(256),
+    mediaType: z.string().min(1).max(128),
+    /** Content digest of the attachment; the archive stores references, not blobs. */
+    digest: z.string().regex(/^sha256:[a-f0-9]{64}$/),
+  })
+  .strict();
+
+/** Everything that is hashed. created_at is the range's own time, so the same content always hashes the same. */
+export const memoryDocumentSchema = z
+  .object({
+    createdAt: z.iso.datetime({ offset: true }),
+    source: z
+      .object({
+        sessionId: z.string().min(1).max(256),
+        channel: z.string().min(1).max(64),
+        agentId: z.string().min(1).max(128).optional(),
+      })
+      .strict(),
+    messages: z.array(message).min(1).max(5000),
+    attachments: z.array(attachment).max(100).default([]),
+    tags: z.array(z.string().min(1).max(64)).max(64).default([]),
+    consentScope: z
+      .object({
+        /** Who may read the full document back; the principal must be one of them. */
+        ownerIds: z.array(z.string().min(1).max(128)).min(1).max(32),
+        privacy: z.enum(privacyLevels),
+        /** Whether the full document may be recalled at all, or only its summary. */
+        allowRecall: z.boolean(),
+      })
+      .strict(),
+  })
+  .strict();
+export type MemoryDocument = z.output<typeof memoryDocumentSchema>;
+
+export const archiveRequest = z
+  .object({
+    document: memoryDocumentSchema,
+    summary: z.string().trim().min(1).max(4000),
+    /** Where the summariser placed it; y defaults from privacy, z to 0. */
+    placement: z.object({ y: z.number().optional(), z: z.number().optional() }).strict().optional(),
+    clusterId: z.string().min(1).max(128).optional(),
+  })
+  .strict();
+export type ArchiveRequest = z.output<typeof archiveRequest>;
+
+const coordinates = z.object({ x: z.int(), y: z.int(), z: z.int() });
+
+export const archiveResponse = z.object({ hash: z.string(), stored: z.boolean(), coordinates });
+
+export const archiveSummaryHit = z.object({
+  hash: z.string(),
+  summary: z.string(),
+  coordinates,
+  clusterId: z.string().nullable(),
+  decayScore: z.number(),
+  reinforcementCount: z.int(),
+  consent: z.object({ privacy: z.string(), allowRecall: z.boolean() }),
+  sourceSession: z.string(),
+  sourceChannel: z.string(),
+  createdAt: z.string(),
+});
+
+const range = z
+  .object({ min: z.int().min(-100_000).max(100_000), max: z.int().min(-100_000).max(100_000) })
+  .strict();
+
+export const archiveSearchRequest = z
+  .object({
+    principal,
+    query: z.string().max(1000).optional(),
+    x: range.optional().describe("Day offsets from today, e.g. {min: -7, max: 0} for the last week."),
+    y: range.optional(),
+    z: range.optional(),
+    limit: z.int().min(1).max(100).default(10),
+  })
+  .strict();
+export type ArchiveSearchRequest = z.output<typeof archiveSearchRequest>;
+
+export const archiveSearchResponse = z.object({ results: z.array(archiveSummaryHit) });
+
+export const archiveHashParams = z.object({
+  hash: z.string().regex(/^[a-f0-9]{64}$/, "a SHA-256 hex digest"),
+});
+
+export const archiveRecallResponse = z.object({ hash: z.string(), document: memoryDocumentSchema });
+
+export const archiveVerifyResponse = z.object({
+  checked: z.int(),
+  corrupt: z.array(z.object({ hash: z.string(), location: z.string(), problem: z.string().optional() })),
+});
+
+export const erasureRequest = z
+  .object({
+    userId: z.string().min(1).max(128),
+    requestedBy: z.string().min(1).max(256),
+    reason: z.string().min(1).max(1024),
+  })
+  .strict();
+export type ErasureRequest = z.output<typeof erasureRequest>;
+
+export const erasureResponse = z.object({
+  auditId: z.string(),
+  knowledgeDeleted: z.int(),
+  chunksDeleted: z.int(),
+  archiveErased: z.int(),
+});

@@ -1,0 +1,255 @@
+import type { z } from "zod";
+import {
+  archiveHashParams,
+  archiveRecallResponse,
+  archiveRequest,
+  archiveResponse,
+  archiveSearchRequest,
+  archiveSearchResponse,
+  archiveVerifyResponse,
+  erasureRequest,
+  erasureResponse,
+} from "./archive.js";
+import { principal } from "./common.js";
+import { dimensionPolicy, dimensionsResponse, putDimensionsResponse } from "./dimensions.js";
+import {
+  dreamBusyResponse,
+  dreamCycleParams,
+  dreamReportSchema,
+  dreamRequest,
+  dreamStatusSchema,
+} from "./dream.js";
+import { errorResponse } from "./errors.js";
+import { livenessResponse, readinessResponse } from "./health.js";
+import { ingestRequest, ingestResponse } from "./ingest.js";
+import {
+  denyRequest,
+  promoteRequest,
+  promoteResponse,
+  proposalParams,
+  proposalSchema,
+  proposalsQuery,
+  proposalsResponse,
+} from "./promote.js";
+import { reflectRequest, reflectResponse, scopeViolationResponse } from "./reflect.js";
+import { retrieveRequest, retrieveResponse } from "./retrieve.js";
+
+/** Fastify's route schema, with zod schemas: what Cortex passes as a route's `schema` option. */
+export interface RouteSchema {
+  summary?: string;
+  params?: z.ZodType;
+  querystring?: z.ZodType;
+  body?: z.ZodType;
+  response: Readonly<Record<number, z.ZodType>>;
+}
+
+export interface RouteContract {
+  method: "GET" | "POST" | "PUT";
+  /** Fastify's path syntax: `:name` for a path parameter. */
+  url: string;
+  /** Answers without the bearer token (liveness and readiness). */
+  open?: boolean;
+  schema: RouteSchema;
+}
+
+/**
+ * Every route of Cortex's API with its schemas. Cortex registers each with `schema: routes.<name>.schema`, and
+ * openApiDocument() describes the same table, so the served schemas and the OpenAPI document cannot part.
+ */
+export const routes = {
+  healthz: {
+    method: "GET",
+    url: "/healthz",
+    open: true,
+    schema: { response: { 200: livenessResponse } },
+  },
+  readyz: {
+    method: "GET",
+    url: "/readyz",
+    open: true,
+    schema: { response: { 200: readinessResponse, 503: readinessResponse } },
+  },
+  ingest: {
+    method: "POST",
+    url: "/ingest",
+    schema: {
+      summary: "Store structured events as knowledge objects and chunks; idempotent by provenance key",
+      body: ingestRequest,
+      response: {
+        200: ingestResponse,
+        400: errorResponse,
+        401: errorResponse,
+        413: errorResponse,
+        503: errorResponse,
+      },
+    },
+  },
+  retrieve: {
+    method: "POST",
+    url: "/retrieve",
+    schema: {
+      summary: "RAM: policy-gated hybrid retrieval assembled into a token-bounded bundle",
+      body: retrieveRequest,
+      response: { 200: retrieveResponse, 400: errorResponse, 401: errorResponse },
+    },
+  },
+  getDimensions: {
+    method: "GET",
+    url: "/dimensions",
+    schema: {
+      summary: "The dimension policy in force and the most frequent candidate dimensions",
+      response: { 200: dimensionsResponse, 401: errorResponse, 503: errorResponse },
+    },
+  },
+  putDimensions: {
+    method: "PUT",
+    url: "/dimensions",
+    schema: {
+      summary: "Replace the dimension policy (the operator syncs DimensionPolicy here)",
+      body: dimensionPolicy,
+      response: { 200: putDimensionsResponse, 400: errorResponse, 401: errorResponse, 503: errorResponse },
+    },
+  },
+  reflect: {
+    method: "POST",
+    url: "/reflect",
+    schema: {
+      summary:
+        "Apply a reflection delta: reinforce or create objects, invalidate corrected ones, link related",
+      body: reflectRequest,
+      response: {
+        200: reflectResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: scopeViolationResponse,
+        503: errorResponse,
+      },
+    },
+  },
+  dream: {
+    method: "POST",
+    url: "/dream",
+    schema: {
+      summary: "Run one reconciliation cycle (single-flight) and return its report",
+      body: dreamRequest,
+      response: {
+        200: dreamReportSchema,
+        400: errorResponse,
+        401: errorResponse,
+        409: dreamBusyResponse,
+        503: errorResponse,
+      },
+    },
+  },
+  dreamStatus: {
+    method: "GET",
+    url: "/dream/status",
+    schema: {
+      summary: "The running dream cycle, if any",
+      response: { 200: dreamStatusSchema, 401: errorResponse },
+    },
+  },
+  dreamReport: {
+    method: "GET",
+    url: "/dream/:cycleId",
+    schema: {
+      summary: "The stored report of a finished cycle",
+      params: dreamCycleParams,
+      response: { 200: dreamReportSchema, 202: dreamStatusSchema, 401: errorResponse, 404: errorResponse },
+    },
+  },
+  proposals: {
+    method: "GET",
+    url: "/proposals",
+    schema: {
+      summary: "Artifact proposals by state",
+      querystring: proposalsQuery,
+      response: { 200: proposalsResponse, 401: errorResponse },
+    },
+  },
+  promote: {
+    method: "POST",
+    url: "/promote",
+    schema: {
+      summary: "Write an approved proposal into the workspace, commit it, reindex it (atomic, idempotent)",
+      body: promoteRequest,
+      response: {
+        200: promoteResponse,
+        400: errorResponse,
+        401: errorResponse,
+        404: errorResponse,
+        409: errorResponse,
+      },
+    },
+  },
+  deny: {
+    method: "POST",
+    url: "/proposals/:id/deny",
+    schema: {
+      summary: "Record a denial with who and why",
+      params: proposalParams,
+      body: denyRequest,
+      response: {
+        200: proposalSchema,
+        400: errorResponse,
+        401: errorResponse,
+        404: errorResponse,
+        409: errorResponse,
+      },
+    },
+  },
+  archive: {
+    method: "POST",
+    url: "/archive",
+    schema: {
+      summary: "Archive a redacted, compacted transcript range under the SHA-256 of its canonical bytes",
+      body: archiveRequest,
+      response: { 200: archiveResponse, 400: errorResponse, 401: errorResponse, 503: errorResponse },
+    },
+  },
+  archiveSearch: {
+    method: "POST",
+    url: "/archive/search",
+    schema: {
+      summary: "Search summaries by text and coordinates; returns summaries only, never documents",
+      body: archiveSearchRequest,
+      response: { 200: archiveSearchResponse, 400: errorResponse, 401: errorResponse },
+    },
+  },
+  archiveRecall: {
+    method: "GET",
+    url: "/archive/:hash",
+    schema: {
+      summary: "The full archived document, only when the principal's consent and the policy allow it",
+      params: archiveHashParams,
+      querystring: principal,
+      response: {
+        200: archiveRecallResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        404: errorResponse,
+        500: errorResponse,
+      },
+    },
+  },
+  archiveVerify: {
+    method: "GET",
+    url: "/archive/verify",
+    schema: {
+      summary: "Re-hash every archived document and report those that no longer match",
+      response: { 200: archiveVerifyResponse, 401: errorResponse },
+    },
+  },
+  erasure: {
+    method: "POST",
+    url: "/admin/erasure",
+    schema: {
+      summary: "Really remove a user's data (knowledge, chunks, archived documents they own alone); audited",
+      body: erasureRequest,
+      response: { 200: erasureResponse, 400: errorResponse, 401: errorResponse },
+    },
+  },
+} as const satisfies Record<string, RouteContract>;
+
+export type RouteName = keyof typeof routes;
