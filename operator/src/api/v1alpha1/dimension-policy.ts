@@ -1,3 +1,5 @@
+// The spec is PUT to Cortex as its dimension policy: its enumerations are the contract's own.
+import { knowledgeTypes, privacyLevels, scopes } from "@remram/contract";
 import { z } from "zod";
 import {
   ageColumn,
@@ -16,10 +18,6 @@ const dimensionName = z
   .min(1)
   .max(63)
   .regex(/^[a-z][a-z0-9_]*$/);
-
-const knowledgeTypes = ["fact", "preference", "constraint", "decision", "principle"] as const;
-const scopes = ["user", "household", "shared"] as const;
-const privacyLevels = ["public", "household", "private", "secret"] as const;
 
 const unitWeight = z.number().min(0).max(10);
 const probability = z.number().min(0).max(1);
