@@ -2,6 +2,22 @@ import { z } from "zod";
 import { dimensionName, knowledgeType, privacyLevel, scope } from "./common.js";
 
 const unitWeight = z.number().min(0).max(10);
+
+/** How much each ranking signal counts; the DimensionPolicy CRD's spec.retrievalWeights is this schema. */
+export const retrievalWeights = z
+  .object({
+    // Measured on the labelled corpora: BM25 as a tie-breaker among vector neighbours (docs/cortex-ranking.md).
+    bm25: unitWeight.default(0.35),
+    vector: unitWeight.default(1),
+    recency: unitWeight.default(0.3),
+    confidence: unitWeight.default(0.5),
+    usage: unitWeight.default(0.2),
+    dimensionOverlap: unitWeight.default(0.4),
+    provenanceTrust: unitWeight.default(0.3),
+  })
+  .strict()
+  .prefault({});
+
 const probability = z.number().min(0).max(1);
 
 /**
@@ -48,19 +64,7 @@ export const dimensionPolicy = z
       })
       .strict()
       .prefault({}),
-    retrievalWeights: z
-      .object({
-        // Measured on the labelled corpora: BM25 as a tie-breaker among vector neighbours (docs/cortex-ranking.md).
-        bm25: unitWeight.default(0.35),
-        vector: unitWeight.default(1),
-        recency: unitWeight.default(0.3),
-        confidence: unitWeight.default(0.5),
-        usage: unitWeight.default(0.2),
-        dimensionOverlap: unitWeight.default(0.4),
-        provenanceTrust: unitWeight.default(0.3),
-      })
-      .strict()
-      .prefault({}),
+    retrievalWeights,
   })
   .strict();
 export type DimensionPolicy = z.output<typeof dimensionPolicy>;

@@ -2,19 +2,15 @@
  * The Fastify app factory. Routes are plugins over one shared context (store, embedder, policy, metrics, usage);
  * reflection, dream, promotion and archive register theirs the same way through `plugins`.
  */
-import swagger from "@fastify/swagger";
+
+import { openApiDocument } from "@remram/contract";
 import Fastify, {
   type FastifyInstance,
   type FastifyPluginAsync,
   type FastifyServerOptions,
   LogController,
 } from "fastify";
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { authenticated } from "./auth.js";
 import type { CortexConfig } from "./config.js";
 import type { CortexContext } from "./context.js";
@@ -125,19 +121,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.decorate("cortex", context);
   usage.start();
 
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: "Remram Cortex",
-        version: "1.0.0",
-        description: "Knowledge authority: ingest, retrieve, dimensions.",
-      },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-      security: [{ bearer: [] }],
-    },
-    transform: jsonSchemaTransform,
-  });
-
   // A write before the index set-up finished would make OpenSearch auto-create a bare index under an alias's
   // name, without mappings. Writes wait briefly for the set-up, then get 503; reads answer degraded on their own.
   app.addHook("preHandler", async (request) => {
@@ -164,7 +147,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // Open: liveness, readiness, metrics and the API description. Everything else needs the bearer token.
   await app.register(healthRoutes);
-  app.get("/docs/json", { schema: { hide: true } }, async () => app.swagger());
+  // The contract's own OpenAPI document of the route table every route above is registered from.
+  app.get("/docs/json", async () => openApiDocument());
   await authenticated(app, config.token, [
     ingestRoutes,
     retrieveRoutes,

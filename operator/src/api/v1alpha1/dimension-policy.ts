@@ -1,5 +1,5 @@
 // The spec is PUT to Cortex as its dimension policy: its enumerations are the contract's own.
-import { knowledgeTypes, privacyLevels, scopes } from "@remram/contract";
+import { knowledgeTypes, privacyLevels, retrievalWeights, scopes } from "@remram/contract";
 import { z } from "zod";
 import {
   ageColumn,
@@ -19,7 +19,6 @@ const dimensionName = z
   .max(63)
   .regex(/^[a-z][a-z0-9_]*$/);
 
-const unitWeight = z.number().min(0).max(10);
 const probability = z.number().min(0).max(1);
 
 export const dimensionPolicySpec = z
@@ -76,19 +75,7 @@ export const dimensionPolicySpec = z
         fieldPath: ".injectableLevels",
       },
     ),
-    retrievalWeights: z
-      .object({
-        // Measured on the labelled corpora: BM25 as a tie-breaker among vector neighbours (docs/cortex-ranking.md).
-        bm25: unitWeight.default(0.35),
-        vector: unitWeight.default(1),
-        recency: unitWeight.default(0.3),
-        confidence: unitWeight.default(0.5),
-        usage: unitWeight.default(0.2),
-        dimensionOverlap: unitWeight.default(0.4),
-        provenanceTrust: unitWeight.default(0.3),
-      })
-      .strict()
-      .prefault({}),
+    retrievalWeights,
   })
   .strict();
 
