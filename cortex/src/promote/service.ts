@@ -1,0 +1,185 @@
+/**
+ * Promotion: list proposals, promote one into the workspace repository (journaled git commit, the artifact
+ * reindexed, its sources marked promoted, the record updated in the commit's callback) or deny it.
+ */
+import type { Chunk, PromoteRequest, PromoteResponse, Proposal, ProposalState } from "@remram/contract";
+import type { CortexContext } from "../context.js";
+import { sha256Digest } from "../core/digest.js";
+import { conflict, notFound } from "../http-errors.js";
+import { ownerOf } from "../knowledge/mapping.js";
+import {
+  getRecord,
+  listRecords,
+  type MaturationIndices,
+  type ProposalRecordBody,
+  putRecord,
+  type StoredRecord,
+} from "../knowledge/records.js";
+import { loadObjects, writeObjects } from "../knowledge/repository.js";
+import { request as storeRequest } from "../store/client.js";
+import { chunkDocument } from "../store/documents.js";
+import { createDocuments } from "../store/writes.js";
+import { type GitPromoter, PromotionConflictError } from "./git-promoter.js";
+
+function view(record: StoredRecord<ProposalRecordBody>): Proposal {
+  const { body } = record;
+  return {
+    id: body.id,
+    state: (record.state ?? "pending") as ProposalState,
+    artifactPath: body.artifactPath,
+    title: body.title,
+    baseDigest: body.baseDigest,
+    proposedDigest: body.proposedDigest,
+    diff: body.diff,
+    rationale: body.rationale,
+    sourceKnowledgeIds: body.sourceKnowledgeIds,
+    confidence: body.confidence,
+    cycleId: body.cycleId,
+    createdAt: record.createdAt,
+    decision: body.decision,
+    promotion: body.promotion,
+  };
+}
+
+/** Reindex the promoted artifact as one chunk (its id follows from the path, so a new version replaces it). */
+async function reindexArtifact(
+  context: CortexContext,
+  proposal: ProposalRecordBody,
+  now: string,
+): Promise<void> {
+  const { store } = context;
+  const id = `artifact-${sha256Digest(proposal.artifactPath).slice(7, 39)}`;
+  const chunk: Chunk = {
+    id,
+    sourceId: proposal.artifactPath,
+    sourceKind: "artifact",
+    title: proposal.title,
+    path: proposal.artifactPath,
+    level: "L0",
+    seq: 0,
+    text: proposal.content.slice(0, 16_000),
+    parentId: null,
+    prevId: null,
+    nextId: null,
+    provenance: {
+      key: `artifact:${proposal.artifactPath}`,
+      source: "artifact",
+      sourceTurnIds: [],
+      observedAt: now,
+      ingestedAt: now,
+    },
+    scope: proposal.scope.kind,
+    owner: ownerOf(proposal.scope),
+    privacy: proposal.privacy,
+    consent: { retrieval: true, agents: ["*"] },
+    dimensions: { artifact: [proposal.artifactPath.slice(0, 128)] },
+    confidence: proposal.confidence,
+    usageCount: 0,
+    lastUsedAt: null,
+    validity: { validFrom: now, invalidAt: null },
+    createdAt: now,
+  };
+  // Without the embedding model the artifact is still promoted and found lexically; it must not block promotion.
+  let embedding: number[] | null = null;
+  if (context.embedder !== null) {
+    embedding = await context.embedder.embedMany([chunk.text]).then(
+      (vectors) => vectors[0] ?? null,
+      () => null,
+    );
+  }
+  await storeRequest(store, "DELETE", `/${store.indices.chunks}/_doc/${id}?refresh=wait_for`, undefined, {
+    ignore: [404],
+  });
+  await createDocuments(store, [
+    {
+      index: store.indices.chunks,
+      id,
+      document: chunkDocument(chunk, embedding, context.embedder?.model ?? null),
+    },
+  ]);
+}
+
+export function listProposals(
+  context: CortexContext,
+  indices: MaturationIndices,
+  state: ProposalState | undefined,
+): Promise<Proposal[]> {
+  return listRecords<ProposalRecordBody>(context.store, indices, "proposal", { state }).then((records) =>
+    records.map(view),
+  );
+}
+
+/** Commit an approved proposal once; a second call for a promoted one answers its commit. */
+export async function promoteProposal(
+  context: CortexContext,
+  indices: MaturationIndices,
+  git: () => Promise<GitPromoter>,
+  approval: PromoteRequest,
+): Promise<PromoteResponse> {
+  const { store } = context;
+  const record = await getRecord<ProposalRecordBody>(store, indices, "proposal", approval.proposalId);
+  if (!record) throw notFound(`no proposal ${approval.proposalId}`);
+  if (record.state === "promoted" && record.body.promotion) {
+    return { commitId: record.body.promotion.commitId, alreadyPromoted: true };
+  }
+  if (record.state !== "pending") throw conflict(`proposal ${record.id} is ${record.state}`);
+  try {
+    return await (await git()).promote(
+      {
+        proposal: record.body,
+        approvedBy: approval.approvedBy,
+        baseDigest: approval.baseDigest,
+        expectedDigest: approval.expectedDigest,
+      },
+      async (commitId) => {
+        const now = context.clock().toISOString();
+        await reindexArtifact(context, record.body, now);
+        const sources = await loadObjects(store, record.body.sourceKnowledgeIds);
+        await writeObjects(
+          store,
+          [],
+          [...sources.values()].map((previous) => ({
+            object: { ...previous, promotionState: "promoted" as const, updatedAt: now },
+            previous,
+          })),
+        );
+        await putRecord(store, indices, {
+          ...record,
+          state: "promoted",
+          artifactPath: record.body.artifactPath,
+          updatedAt: now,
+          body: { ...record.body, promotion: { commitId, approvedBy: approval.approvedBy, at: now } },
+        });
+      },
+    );
+  } catch (error) {
+    if (error instanceof PromotionConflictError) throw conflict(error.message);
+    throw error;
+  }
+}
+
+/** Deny a pending proposal; its id is kept, so the same change is never proposed again. */
+export async function denyProposal(
+  context: CortexContext,
+  indices: MaturationIndices,
+  id: string,
+  denial: { deniedBy: string; reason?: string | undefined },
+): Promise<Proposal> {
+  const { store } = context;
+  const record = await getRecord<ProposalRecordBody>(store, indices, "proposal", id);
+  if (!record) throw notFound(`no proposal ${id}`);
+  if (record.state === "denied") return view(record);
+  if (record.state !== "pending") throw conflict(`proposal ${record.id} is ${record.state}`);
+  const now = context.clock().toISOString();
+  const denied: StoredRecord<ProposalRecordBody> = {
+    ...record,
+    state: "denied",
+    updatedAt: now,
+    body: {
+      ...record.body,
+      decision: { decision: "denied", by: denial.deniedBy, reason: denial.reason, at: now },
+    },
+  };
+  await putRecord(store, indices, { ...denied, artifactPath: record.body.artifactPath });
+  return view(denied);
+}
