@@ -3,7 +3,7 @@
  * reflection, dream, promotion and archive register theirs the same way through `plugins`.
  */
 
-import { openApiDocument } from "@remram/contract";
+import { openApiDocument, routes } from "@remram/contract";
 import Fastify, {
   type FastifyInstance,
   type FastifyPluginAsync,
@@ -125,7 +125,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // name, without mappings. Writes wait briefly for the set-up, then get 503; reads answer degraded on their own.
   app.addHook("preHandler", async (request) => {
     if (initializedFlag || request.method === "GET" || request.method === "HEAD") return;
-    if (request.routeOptions.url === "/retrieve") return;
+    if (request.routeOptions.url === routes.retrieve.url) return;
     const ready = await Promise.race([
       initialized.then(() => true),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), writeSetupWaitMs).unref()),

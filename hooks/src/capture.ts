@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
+import { ingestLimits } from "@remram/contract";
 import type { PluginConfig } from "./config.js";
-import { cortexLimits, type ToolResultEvent } from "./cortex-contract.js";
+import type { ToolResultEvent } from "./cortex-contract.js";
 import type { ToolResultPersistContext, ToolResultPersistEvent } from "./openclaw-api.js";
 import { type Principal, toIdentifier } from "./principal.js";
 
@@ -89,7 +90,7 @@ export function captureToolResult(
     .filter((part) => part !== "")
     .join("\n\n");
   if (fullOutput.trim() === "") return { ok: false, reason: "empty" };
-  const limit = Math.min(config.maxTextChars, cortexLimits.maxToolOutputChars);
+  const limit = Math.min(config.maxTextChars, ingestLimits.maxTextChars);
   const truncated = fullOutput.length > limit;
   const observedAt =
     typeof message.timestamp === "number" && Number.isFinite(message.timestamp)

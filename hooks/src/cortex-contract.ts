@@ -2,13 +2,11 @@ import {
   artifactRef,
   type IngestRequestInput,
   identifier,
-  ingestLimits,
   ingestResponse,
   type ReflectRequestInput,
   type RetrieveRequestInput,
   retrievedChunk,
   retrievedFact,
-  retrieveLimits,
   retrieveResponse,
   toolResultEvent,
 } from "@remram/contract";
@@ -80,15 +78,6 @@ export type RetrieveResponse = z.infer<typeof RetrieveResponseSchema>;
 
 /** A /retrieve request as the hooks send it (the contract's input type: defaults may be left out). */
 export type RetrieveRequest = RetrieveRequestInput;
-
-/** Cortex's limits that the hooks must respect. */
-export const cortexLimits = {
-  maxIngestEvents: ingestLimits.maxEvents,
-  maxToolOutputChars: ingestLimits.maxTextChars,
-  maxRequestChars: retrieveLimits.maxRequestChars,
-  minTokenBudget: retrieveLimits.minTokenBudget,
-  maxTokenBudget: retrieveLimits.maxTokenBudget,
-} as const;
 
 /**
  * One captured tool result: a Cortex `tool_result` ingest event, queued on disk as is and posted to /ingest.

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import type { OperatorImages } from "./appliance/children.js";
+import type { OperatorImages } from "./appliance/children/shared.js";
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 

@@ -8,7 +8,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { buildCrd, crdRevisionAnnotation } from "./api/crd.js";
 import { allKinds } from "./api/v1alpha1/index.js";
-import type { OperatorImages } from "./appliance/children.js";
+import type { OperatorImages } from "./appliance/children/shared.js";
 import { managedSelector, setupApplianceController } from "./appliance/controller.js";
 import type { HardwareProfile, ProfileName } from "./appliance/hardware-profiles.js";
 import { setupArtifactProposalController } from "./artifact-proposal/controller.js";

@@ -9,7 +9,7 @@ import { loadAll } from "js-yaml";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { generatedFiles } from "../src/api/generated-files.js";
-import { childName } from "../src/appliance/children.js";
+import { childName } from "../src/appliance/children/shared.js";
 import { KubeClient, type KubeObject } from "../src/runtime/kube-client.js";
 
 export function adminClient(): { client: KubeClient; kubeConfig: KubeConfig } {

@@ -17,7 +17,8 @@ import { pullModel } from "../../test/harness/src/services/ollama-transfer.js";
 import { pinned } from "../../test/harness/src/versions.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { remramApplianceSpec } from "../src/api/v1alpha1/remram-appliance.js";
-import { hooksPluginInitContainer, restrictedContainerSecurity } from "../src/appliance/children.js";
+import { hooksPluginInitContainer } from "../src/appliance/children/gateway.js";
+import { restrictedContainerSecurity } from "../src/appliance/children/shared.js";
 import {
   buildOpenClawConfig,
   gatewayCortexTokenFile,

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { metricValue } from "../../hooks/src/testing/gateway-fixture.js";
 import { repoRoot, runDir } from "../../test/harness/src/paths.js";
 import { waitFor } from "../../test/harness/src/wait.js";
-import { cortexRepoDir } from "../src/appliance/children.js";
+import { cortexRepoDir } from "../src/appliance/children/cortex.js";
 import { gatewayWorkspaceDir } from "../src/appliance/openclaw-config.js";
 import {
   cortexApi,

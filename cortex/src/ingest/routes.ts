@@ -1,6 +1,6 @@
 import { ingestLimits, routes } from "@remram/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { payloadTooLarge, serviceUnavailable } from "../http-errors.js";
+import { payloadTooLarge } from "../http-errors.js";
 import { ingest } from "./service.js";
 
 export const ingestRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -10,9 +10,6 @@ export const ingestRoutes: FastifyPluginAsyncZod = async (app) => {
       throw payloadTooLarge(
         `events: ${request.body.events.length} in one batch, at most ${ingestLimits.maxEvents}`,
       );
-    }
-    if (!cortex.isInitialized()) {
-      throw serviceUnavailable("indices are not ready yet");
     }
     return ingest(
       {

@@ -1,6 +1,7 @@
+import { retrieveLimits } from "@remram/contract";
 import type { PluginConfig } from "../config.js";
 import { type CortexClient, describeFailure } from "../cortex-client.js";
-import { cortexLimits, RetrieveResponseSchema } from "../cortex-contract.js";
+import { RetrieveResponseSchema } from "../cortex-contract.js";
 import { type Histogram, observe } from "../metrics.js";
 import type { AgentHookContext } from "../openclaw-api.js";
 import type { Principal } from "../principal.js";
@@ -27,10 +28,10 @@ export function cortexRetriever(
       principal,
       // Cortex caps the request text; the end of a long prompt is usually the actual question.
       requestText:
-        requestText.length > cortexLimits.maxRequestChars
-          ? requestText.slice(-cortexLimits.maxRequestChars)
+        requestText.length > retrieveLimits.maxRequestChars
+          ? requestText.slice(-retrieveLimits.maxRequestChars)
           : requestText,
-      tokenBudget: Math.min(injection.tokenCeiling, cortexLimits.maxTokenBudget),
+      tokenBudget: Math.min(injection.tokenCeiling, retrieveLimits.maxTokenBudget),
       mode: injection.mode,
     });
     observe(latency, (performance.now() - started) / 1000);

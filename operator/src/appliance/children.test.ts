@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../runtime/kube-client.js";
-import { buildApplianceChildren, buildOllama, buildOpenSearch, keepLiveStorage } from "./children.js";
+import { buildOllama } from "./children/ollama.js";
+import { buildOpenSearch } from "./children/opensearch.js";
+import { buildApplianceChildren, keepLiveStorage } from "./children.js";
 import { applianceContext } from "./testing/context.js";
 import { podOf } from "./testing/pod.js";
 

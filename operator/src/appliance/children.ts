@@ -11,14 +11,6 @@ import { buildOllama } from "./children/ollama.js";
 import { buildOpenSearch } from "./children/opensearch.js";
 import type { ApplianceContext } from "./children/shared.js";
 
-export * from "./children/cortex.js";
-export * from "./children/device-plugin.js";
-export * from "./children/gateway.js";
-export * from "./children/network-policies.js";
-export * from "./children/ollama.js";
-export * from "./children/opensearch.js";
-export * from "./children/shared.js";
-
 export function buildApplianceChildren(ctx: ApplianceContext): KubeObject[] {
   return [
     ...buildOpenSearch(ctx),

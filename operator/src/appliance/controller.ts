@@ -10,7 +10,7 @@ import type { KubeObject } from "../runtime/kube-client.js";
 import type { Manager } from "../runtime/manager.js";
 import { objectKey } from "../runtime/owner.js";
 import * as kinds from "../runtime/resource-kinds.js";
-import { applianceLabel, managedBy, type OperatorImages } from "./children.js";
+import { applianceLabel, managedBy, type OperatorImages } from "./children/shared.js";
 import type { GpuNodeLike, RuntimeClassLike } from "./gpu.js";
 import type { HardwareProfile, ProfileName } from "./hardware-profiles.js";
 import { ModelPuller } from "./model-puller.js";

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../runtime/kube-client.js";
-import { buildCortex, buildGateway } from "./children.js";
+import { buildCortex } from "./children/cortex.js";
+import { buildGateway } from "./children/gateway.js";
 import { gatewayCortexTokenFile, gatewayWorkspaceDir } from "./openclaw-config.js";
 import { applianceContext } from "./testing/context.js";
 

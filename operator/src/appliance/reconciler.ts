@@ -16,20 +16,18 @@ import { type KubeClient, type KubeObject, objectPath } from "../runtime/kube-cl
 import type { OperatorMetrics } from "../runtime/metrics.js";
 import { controllerReference, splitKey } from "../runtime/owner.js";
 import { parseSpec, TerminalError } from "../runtime/terminal-error.js";
+import { cortexTokenKey, cortexTokenSecretName } from "./children/cortex.js";
+import { buildDevicePlugin } from "./children/device-plugin.js";
+import { requiredModelList } from "./children/ollama.js";
+import { hostCheckContainer } from "./children/opensearch.js";
 import {
   type ApplianceContext,
-  buildApplianceChildren,
-  buildDevicePlugin,
   childName,
-  cortexTokenKey,
-  cortexTokenSecretName,
-  hostCheckContainer,
-  keepLiveStorage,
   type OperatorImages,
-  requiredModelList,
   selectorLabels,
   serviceUrl,
-} from "./children.js";
+} from "./children/shared.js";
+import { buildApplianceChildren, keepLiveStorage } from "./children.js";
 import {
   decideGpu,
   type GpuNodeLike,

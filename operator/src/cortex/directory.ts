@@ -4,7 +4,8 @@
  */
 
 import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
-import { childName, cortexTokenKey, serviceUrl } from "../appliance/children.js";
+import { cortexTokenKey } from "../appliance/children/cortex.js";
+import { childName, serviceUrl } from "../appliance/children/shared.js";
 import type { Cache } from "../runtime/cache.js";
 import type { KubeObject } from "../runtime/kube-client.js";
 import { CortexClient, CortexUnavailableError } from "./client.js";

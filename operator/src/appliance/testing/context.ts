@@ -3,7 +3,8 @@
 import { join } from "node:path";
 import { remramApplianceSpec } from "../../api/v1alpha1/remram-appliance.js";
 import { defaultImages } from "../../config.js";
-import { type ApplianceContext, buildGateway } from "../children.js";
+import { buildGateway } from "../children/gateway.js";
+import type { ApplianceContext } from "../children/shared.js";
 import { loadHardwareProfiles } from "../hardware-profiles.js";
 
 export const profiles = loadHardwareProfiles(join(import.meta.dirname, "../../../../hardware-profiles"));
