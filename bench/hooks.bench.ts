@@ -27,7 +27,7 @@ try {
       opensearchUrl: opensearch.endpoints.url,
       ollamaUrl: ollama.endpoints.url,
       embedModel: ollama.endpoints.embedModel,
-      token,
+      credentials: { gateway: token },
       indexPrefix: "bench-hooks",
       logLevel: "warn",
     }),

@@ -27,7 +27,7 @@ try {
     const batchSize = 100;
     const config = cortexConfig.parse({
       opensearchUrl: opensearch.endpoints.url,
-      token,
+      credentials: { gateway: token },
       indexPrefix: `bench-ingest-${withEmbeddings ? "vec" : "lex"}`,
       logLevel: "warn",
       port: 0,

@@ -18,6 +18,7 @@ import { planDreamCycle } from "../cortex/src/dream/cycle.js";
 import { maturationPlugin } from "../cortex/src/maturation.js";
 import { request } from "../cortex/src/store/client.js";
 import { knowledgeWriteLines } from "../cortex/src/store/documents.js";
+import { bearer, testCredentials } from "../cortex/src/testing/callers.js";
 import { knowledgeObject as maturingObject } from "../cortex/src/testing/fixtures.js";
 
 export interface BenchmarkOptions {
@@ -33,8 +34,7 @@ export interface BenchmarkOptions {
   log?: (message: string, data: unknown) => void;
 }
 
-const token = "bench-token-0123456789abcdef";
-const headers = { authorization: `Bearer ${token}` };
+const headers = bearer("gateway");
 const start = Date.UTC(2026, 0, 1);
 const iso = (day: number) => new Date(start + day * 86_400_000).toISOString();
 
@@ -117,7 +117,12 @@ interface DreamRun {
 
 async function dream(app: FastifyInstance, full: boolean): Promise<DreamRun> {
   const started = process.hrtime.bigint();
-  const response = await app.inject({ method: "POST", url: "/dream", headers, payload: { full } });
+  const response = await app.inject({
+    method: "POST",
+    url: "/dream",
+    headers: bearer("operator"),
+    payload: { full },
+  });
   if (response.statusCode !== 200) throw new Error(`dream answered ${response.statusCode}: ${response.body}`);
   const report = response.json<{ counts: Record<string, number>; timingsMs: Record<string, number> }>();
   return { ms: millis(started), counts: report.counts, timingsMs: report.timingsMs };
@@ -170,7 +175,7 @@ export async function runMaturationBenchmarks(options: BenchmarkOptions): Promis
   const buildBenchApp = async (prefix: string) => {
     const config = cortexConfig.parse({
       opensearchUrl: options.opensearchUrl,
-      token,
+      credentials: testCredentials,
       indexPrefix: prefix,
       logLevel: "warn",
       usageFlushIntervalMs: 3_600_000,

@@ -20,11 +20,12 @@ import { startOllama, startOpenSearch } from "@remram/test-harness";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../cortex/src/app.js";
 import { cortexConfig } from "../cortex/src/config.js";
-import { knowledgeIdFor, planIngest } from "../cortex/src/core/ingest-plan.js";
+import { planIngest } from "../cortex/src/core/ingest-plan.js";
 import { request } from "../cortex/src/store/client.js";
 import { knowledgeWriteLines } from "../cortex/src/store/documents.js";
 import {
   bulkCorpus,
+  corpusFactId,
   corpusPrincipal,
   knowledgeEventOf,
   labelledCorpus,
@@ -48,7 +49,7 @@ async function cortex(indexPrefix: string, withEmbeddings: boolean): Promise<Fas
   const app = await buildApp({
     config: cortexConfig.parse({
       opensearchUrl: opensearch.endpoints.url,
-      token,
+      credentials: { gateway: token },
       indexPrefix,
       logLevel: "warn",
       retrieveTimeoutMs: 5_000,
@@ -92,7 +93,7 @@ async function measureQuality() {
     const answer = response.json<RetrieveResponse>();
     if (answer.trace === undefined || answer.degraded)
       throw new Error(`quality run degraded: ${answer.degradedReasons.join("; ")}`);
-    const rank = answerRanks(answer.trace, knowledgeIdFor(answerKey));
+    const rank = answerRanks(answer.trace, corpusFactId(answerKey));
     for (const ranker of rankers) ranks[ranker]?.push(rank[ranker]);
   }
   await app.close();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { principal, privacyLevels } from "./common.js";
+import { identifier, isoTimestamp, principal, privacyLevels } from "./common.js";
 
 /**
  * Archive memory documents (seed 004): a compacted transcript range, after redaction, kept immutably and
@@ -11,7 +11,12 @@ const message = z
     role: z.enum(["user", "assistant", "system", "tool"]),
     content: z.string().max(200_000),
     turnId: z.string().min(1).max(128).optional(),
-    at: z.iso.datetime({ offset: true }).optional(),
+    at: isoTimestamp.optional(),
+    /**
+     * The person who wrote a user turn, in a document several people own: erasing one of them removes their turns
+     * (and the answers to them); a user turn naming nobody goes with any owner's erasure.
+     */
+    authorId: identifier.optional(),
   })
   .strict();
 
@@ -27,7 +32,7 @@ const attachment = z
 /** Everything that is hashed. created_at is the range's own time, so the same content always hashes the same. */
 export const memoryDocumentSchema = z
   .object({
-    createdAt: z.iso.datetime({ offset: true }),
+    createdAt: isoTimestamp,
     source: z
       .object({
         sessionId: z.string().min(1).max(256),
@@ -117,9 +122,38 @@ export const erasureRequest = z
   .strict();
 export type ErasureRequest = z.output<typeof erasureRequest>;
 
+/** What one erasure removed or rewrote, per store; never content. */
+export const erasureCounts = z.object({
+  knowledgeDeleted: z.int(),
+  vectorsDeleted: z.int(),
+  chunksDeleted: z.int(),
+  linksRemoved: z.int().describe("Links from other people's objects to erased ones."),
+  referencesRepointed: z.int().describe("Items that named a rewritten archive document's old hash."),
+  dimensionValuesRemoved: z.int(),
+  archiveErased: z
+    .int()
+    .describe("Documents deleted: the person's own, and shared ones with nothing else left."),
+  archiveRewritten: z.int().describe("Shared documents rewritten without the person and re-hashed."),
+  proposalsDeleted: z.int(),
+  reviewsDeleted: z.int(),
+  recordsRewritten: z.int().describe("Dream reports and dimension promotions that named erased items."),
+  receiptsTombstoned: z.int().describe("Reflection receipts emptied; a replay of their delta is refused."),
+  gitBlobsRewritten: z.int(),
+  gitCommitsRewritten: z.int(),
+  gitCommitsDropped: z.int().describe("Commits left empty by the rewrite."),
+  workspaceFilesChanged: z.int(),
+  artifactChunksChanged: z.int(),
+});
+export type ErasureCounts = z.output<typeof erasureCounts>;
+
 export const erasureResponse = z.object({
   auditId: z.string(),
+  /** Writes for the person observed at or before this are refused from now on (410). */
+  erasedAt: z.iso.datetime({ offset: true }),
+  /** Three of the counts again at the top level, where earlier clients read them. */
   knowledgeDeleted: z.int(),
   chunksDeleted: z.int(),
   archiveErased: z.int(),
+  counts: erasureCounts,
+  durationMs: z.int(),
 });

@@ -25,7 +25,17 @@ export const identifier = z
   .max(128)
   .regex(/^[A-Za-z0-9._:@/+-]+$/, "letters, digits and . _ : @ / + - only");
 
-export const isoTimestamp = z.iso.datetime({ offset: true });
+/**
+ * RFC 3339 with an offset, as OpenSearch's `strict_date_optional_time` can index it: at most nine fractional
+ * digits (nanoseconds) and an offset within ±18:00 (Java's range). Anything else would reach OpenSearch and fail.
+ */
+export const isoTimestamp = z.iso
+  .datetime({ offset: true })
+  .regex(
+    /^.{19}(?:\.\d{1,9})?(?:Z|[+-](?:0\d|1[0-7]):[0-5]\d|[+-]18:00)$/,
+    "at most 9 fractional digits and an offset within ±18:00",
+  )
+  .meta({ format: "date-time" });
 
 /** Dimension names are lowercase keys (person, project, topic, ...); values are free-form short strings. */
 export const dimensionName = z

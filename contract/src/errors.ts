@@ -7,3 +7,11 @@ export const errorResponse = z.object({
   message: z.string(),
 });
 export type ErrorResponse = z.infer<typeof errorResponse>;
+
+/**
+ * 410 from a write (ingest, reflect, archive) for a person erased after the data was observed: refused for good, so
+ * a queue flushed after the erasure cannot bring the data back. The hooks drop it instead of retrying.
+ */
+export const erasedResponse = errorResponse.describe(
+  "Data of a person erased after it was observed: refused for good (do not retry)",
+);

@@ -4,6 +4,7 @@
  * `openApiDocument()` describes them (contract/openapi.json).
  */
 export * from "./archive.js";
+export * from "./callers.js";
 export * from "./common.js";
 export * from "./dimensions.js";
 export * from "./dream.js";

@@ -15,6 +15,10 @@ import { claim, link } from "./knowledge.js";
 /** Hard limits of one /ingest call; larger batches answer 413. */
 export const ingestLimits = { maxEvents: 256, maxDocumentChars: 200_000, maxTextChars: 64_000 } as const;
 
+export const ingestScopeMessage =
+  "scope 'shared' is not written through ingest: shared knowledge comes from an approved promotion";
+export const ingestPrincipleMessage = "type 'principle' is written only by dream";
+
 /** Fields every ingest event carries: where it came from and who may see what it becomes. */
 const eventBase = {
   provenanceKey: z
@@ -88,6 +92,14 @@ export const ingestEvent = z
   .superRefine((event, context) => {
     const problem = scopeOwnerProblem(event.scope, event.owner);
     if (problem !== undefined) context.addIssue({ code: "custom", path: ["owner"], message: problem });
+    // Ingest writes what a session saw. Shared knowledge comes only from an approved promotion, principles only
+    // from dream; a session could otherwise plant either for every user of the appliance.
+    if (event.scope === "shared") {
+      context.addIssue({ code: "custom", path: ["scope"], message: ingestScopeMessage });
+    }
+    if (event.kind === "knowledge" && event.type === "principle") {
+      context.addIssue({ code: "custom", path: ["type"], message: ingestPrincipleMessage });
+    }
   });
 export type IngestEvent = z.infer<typeof ingestEvent>;
 

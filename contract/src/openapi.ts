@@ -11,6 +11,7 @@ const statusTexts: Record<number, string> = {
   403: "Forbidden",
   404: "Not Found",
   409: "Conflict",
+  410: "Gone",
   413: "Payload Too Large",
   500: "Internal Server Error",
   503: "Service Unavailable",
@@ -42,6 +43,8 @@ function operation(route: RouteContract): JsonSchema {
   return {
     ...(schema.summary === undefined ? {} : { summary: schema.summary }),
     ...(route.open ? { security: [] } : {}),
+    // Which callers' credentials open the operation (OpenAPI has no standard field for per-credential grants).
+    ...(route.callers === undefined ? {} : { "x-remram-callers": route.callers }),
     ...(params.length === 0 ? {} : { parameters: params }),
     ...(schema.body === undefined
       ? {}

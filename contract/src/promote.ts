@@ -1,6 +1,20 @@
 import { z } from "zod";
 
 const digest = z.string().regex(/^sha256:[a-f0-9]{64}$/);
+/**
+ * A Kubernetes user name as the API server reports it (`kubernetes-admin`, `alice@example.com`,
+ * `system:serviceaccount:remram:operator`, `oidc:https://issuer#sub`): one token of printable characters, no
+ * spaces or control characters. It goes into a commit message, so a line break must never get through.
+ */
+export const approverName = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._@:#+=/~-]*$/,
+    "a user name: letters, digits and . _ @ : # + = / ~ -, starting with a letter or digit",
+  );
+
 export const proposalStates = ["pending", "promoted", "denied", "superseded"] as const;
 export type ProposalState = (typeof proposalStates)[number];
 
@@ -31,7 +45,7 @@ export type ProposalsResponse = z.output<typeof proposalsResponse>;
 export const promoteRequest = z
   .object({
     proposalId: z.string().min(1).max(128),
-    approvedBy: z.string().min(1).max(256),
+    approvedBy: approverName,
     /** Digest of the file the approver saw the diff against (omit for a new file). */
     baseDigest: digest.optional(),
     /** Digest of the proposed file the approval was given for (the ArtifactProposal CRD records it). */
@@ -47,6 +61,6 @@ export type PromoteResponse = z.output<typeof promoteResponse>;
 export const proposalParams = z.object({ id: z.string().min(1).max(128) });
 
 export const denyRequest = z
-  .object({ deniedBy: z.string().min(1).max(256), reason: z.string().max(1024).optional() })
+  .object({ deniedBy: approverName, reason: z.string().max(1024).optional() })
   .strict();
 export type DenyRequestInput = z.input<typeof denyRequest>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { principal, scopes } from "./common.js";
+import { isoTimestamp, principal, scopes } from "./common.js";
 import { errorResponse } from "./errors.js";
 
 /** The reflection delta: what a reflection run extracted from one finished interaction (seed 000 §4.6, §5.6). */
@@ -87,6 +87,11 @@ export const candidateDimensionSchema = z
 export const reflectionDeltaSchema = z
   .object({
     sessionId: id,
+    /**
+     * When the reflected interaction happened. A delta observed at or before its person's erasure is refused (410),
+     * so a queue flushed after the erasure cannot bring the data back; absent, it counts as observed on arrival.
+     */
+    observedAt: isoTimestamp.optional(),
     items: z.array(deltaItemSchema).max(100).default([]),
     corrections: z.array(correctionSchema).max(50).default([]),
     confidenceAdjustments: z.array(confidenceAdjustmentSchema).max(100).default([]),
@@ -119,7 +124,7 @@ export const reflectResponse = z.object({
 });
 export type ReflectResponse = z.output<typeof reflectResponse>;
 
-/** 403 from /reflect: the delta writes outside the principal's scope. */
+/** 403 from /reflect: the caller may not reflect, or (with `violations`) the delta writes outside the principal's scope. */
 export const scopeViolationResponse = errorResponse.extend({
-  violations: z.array(z.object({ path: z.string(), reason: z.string() })),
+  violations: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
 });

@@ -4,6 +4,8 @@ import { chunkLevel } from "./knowledge.js";
 
 export const retrieveLimits = { maxTokenBudget: 16_000, minTokenBudget: 16, maxRequestChars: 8_000 } as const;
 
+const tokenBudgetMessage = `outside ${retrieveLimits.minTokenBudget}..${retrieveLimits.maxTokenBudget}`;
+
 export const retrieveRequest = z
   .object({
     principal,
@@ -24,11 +26,18 @@ export const retrieveRequest = z
     minConfidence: z.number().min(0).max(1).optional(),
     tokenBudget: z
       .int()
-      .min(1)
+      .min(retrieveLimits.minTokenBudget, tokenBudgetMessage)
+      .max(retrieveLimits.maxTokenBudget, tokenBudgetMessage)
       .describe(
         `Hard ceiling for the bundle text, ${retrieveLimits.minTokenBudget}..${retrieveLimits.maxTokenBudget}.`,
       ),
     mode: z.enum(["standard", "deep"]).default("standard"),
+    modelLocation: z
+      .enum(["local", "cloud"])
+      .default("cloud")
+      .describe(
+        "Where the model the bundle is for runs. Items holding contact details are left out for a cloud model; unknown counts as cloud.",
+      ),
     debug: z.boolean().default(false),
   })
   .strict();

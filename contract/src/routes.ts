@@ -10,6 +10,7 @@ import {
   erasureRequest,
   erasureResponse,
 } from "./archive.js";
+import type { CallerName } from "./callers.js";
 import { principal } from "./common.js";
 import { dimensionPolicy, dimensionsResponse, putDimensionsResponse } from "./dimensions.js";
 import {
@@ -19,7 +20,7 @@ import {
   dreamRequest,
   dreamStatusSchema,
 } from "./dream.js";
-import { errorResponse } from "./errors.js";
+import { erasedResponse, errorResponse } from "./errors.js";
 import { livenessResponse, readinessResponse } from "./health.js";
 import { ingestRequest, ingestResponse } from "./ingest.js";
 import {
@@ -47,8 +48,10 @@ export interface RouteContract {
   method: "GET" | "POST" | "PUT";
   /** Fastify's path syntax: `:name` for a path parameter. */
   url: string;
-  /** Answers without the bearer token (liveness and readiness). */
+  /** Answers without a credential (liveness and readiness). */
   open?: boolean;
+  /** The callers whose credential opens the route; Cortex refuses every other caller with 403. */
+  callers?: readonly CallerName[];
   schema: RouteSchema;
 }
 
@@ -72,6 +75,7 @@ export const routes = {
   ingest: {
     method: "POST",
     url: "/ingest",
+    callers: ["gateway"],
     schema: {
       summary: "Store structured events as knowledge objects and chunks; idempotent by provenance key",
       body: ingestRequest,
@@ -79,6 +83,8 @@ export const routes = {
         200: ingestResponse,
         400: errorResponse,
         401: errorResponse,
+        403: errorResponse,
+        410: erasedResponse,
         413: errorResponse,
         503: errorResponse,
       },
@@ -87,32 +93,42 @@ export const routes = {
   retrieve: {
     method: "POST",
     url: "/retrieve",
+    callers: ["gateway", "app"],
     schema: {
       summary: "RAM: policy-gated hybrid retrieval assembled into a token-bounded bundle",
       body: retrieveRequest,
-      response: { 200: retrieveResponse, 400: errorResponse, 401: errorResponse },
+      response: { 200: retrieveResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse },
     },
   },
   getDimensions: {
     method: "GET",
     url: "/dimensions",
+    callers: ["operator", "admin", "app"],
     schema: {
       summary: "The dimension policy in force and the most frequent candidate dimensions",
-      response: { 200: dimensionsResponse, 401: errorResponse, 503: errorResponse },
+      response: { 200: dimensionsResponse, 401: errorResponse, 403: errorResponse, 503: errorResponse },
     },
   },
   putDimensions: {
     method: "PUT",
     url: "/dimensions",
+    callers: ["operator"],
     schema: {
       summary: "Replace the dimension policy (the operator syncs DimensionPolicy here)",
       body: dimensionPolicy,
-      response: { 200: putDimensionsResponse, 400: errorResponse, 401: errorResponse, 503: errorResponse },
+      response: {
+        200: putDimensionsResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        503: errorResponse,
+      },
     },
   },
   reflect: {
     method: "POST",
     url: "/reflect",
+    callers: ["gateway"],
     schema: {
       summary:
         "Apply a reflection delta: reinforce or create objects, invalidate corrected ones, link related",
@@ -122,6 +138,7 @@ export const routes = {
         400: errorResponse,
         401: errorResponse,
         403: scopeViolationResponse,
+        410: erasedResponse,
         503: errorResponse,
       },
     },
@@ -129,6 +146,7 @@ export const routes = {
   dream: {
     method: "POST",
     url: "/dream",
+    callers: ["operator"],
     schema: {
       summary: "Run one reconciliation cycle (single-flight) and return its report",
       body: dreamRequest,
@@ -136,6 +154,7 @@ export const routes = {
         200: dreamReportSchema,
         400: errorResponse,
         401: errorResponse,
+        403: errorResponse,
         409: dreamBusyResponse,
         503: errorResponse,
       },
@@ -144,32 +163,42 @@ export const routes = {
   dreamStatus: {
     method: "GET",
     url: "/dream/status",
+    callers: ["operator", "admin"],
     schema: {
       summary: "The running dream cycle, if any",
-      response: { 200: dreamStatusSchema, 401: errorResponse },
+      response: { 200: dreamStatusSchema, 401: errorResponse, 403: errorResponse },
     },
   },
   dreamReport: {
     method: "GET",
     url: "/dream/:cycleId",
+    callers: ["operator", "admin"],
     schema: {
       summary: "The stored report of a finished cycle",
       params: dreamCycleParams,
-      response: { 200: dreamReportSchema, 202: dreamStatusSchema, 401: errorResponse, 404: errorResponse },
+      response: {
+        200: dreamReportSchema,
+        202: dreamStatusSchema,
+        401: errorResponse,
+        403: errorResponse,
+        404: errorResponse,
+      },
     },
   },
   proposals: {
     method: "GET",
     url: "/proposals",
+    callers: ["operator", "app"],
     schema: {
       summary: "Artifact proposals by state",
       querystring: proposalsQuery,
-      response: { 200: proposalsResponse, 401: errorResponse },
+      response: { 200: proposalsResponse, 401: errorResponse, 403: errorResponse },
     },
   },
   promote: {
     method: "POST",
     url: "/promote",
+    callers: ["operator"],
     schema: {
       summary: "Write an approved proposal into the workspace, commit it, reindex it (atomic, idempotent)",
       body: promoteRequest,
@@ -177,6 +206,7 @@ export const routes = {
         200: promoteResponse,
         400: errorResponse,
         401: errorResponse,
+        403: errorResponse,
         404: errorResponse,
         409: errorResponse,
       },
@@ -185,6 +215,7 @@ export const routes = {
   deny: {
     method: "POST",
     url: "/proposals/:id/deny",
+    callers: ["operator"],
     schema: {
       summary: "Record a denial with who and why",
       params: proposalParams,
@@ -193,6 +224,7 @@ export const routes = {
         200: proposalSchema,
         400: errorResponse,
         401: errorResponse,
+        403: errorResponse,
         404: errorResponse,
         409: errorResponse,
       },
@@ -201,24 +233,34 @@ export const routes = {
   archive: {
     method: "POST",
     url: "/archive",
+    callers: ["gateway"],
     schema: {
       summary: "Archive a redacted, compacted transcript range under the SHA-256 of its canonical bytes",
       body: archiveRequest,
-      response: { 200: archiveResponse, 400: errorResponse, 401: errorResponse, 503: errorResponse },
+      response: {
+        200: archiveResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        410: erasedResponse,
+        503: errorResponse,
+      },
     },
   },
   archiveSearch: {
     method: "POST",
     url: "/archive/search",
+    callers: ["gateway", "app"],
     schema: {
       summary: "Search summaries by text and coordinates; returns summaries only, never documents",
       body: archiveSearchRequest,
-      response: { 200: archiveSearchResponse, 400: errorResponse, 401: errorResponse },
+      response: { 200: archiveSearchResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse },
     },
   },
   archiveRecall: {
     method: "GET",
     url: "/archive/:hash",
+    callers: ["gateway", "app"],
     schema: {
       summary: "The full archived document, only when the principal's consent and the policy allow it",
       params: archiveHashParams,
@@ -236,18 +278,21 @@ export const routes = {
   archiveVerify: {
     method: "GET",
     url: "/archive/verify",
+    callers: ["operator", "admin"],
     schema: {
       summary: "Re-hash every archived document and report those that no longer match",
-      response: { 200: archiveVerifyResponse, 401: errorResponse },
+      response: { 200: archiveVerifyResponse, 401: errorResponse, 403: errorResponse },
     },
   },
   erasure: {
     method: "POST",
     url: "/admin/erasure",
+    callers: ["admin", "app"],
     schema: {
-      summary: "Really remove a user's data (knowledge, chunks, archived documents they own alone); audited",
+      summary:
+        "Really remove a user's data from every store (index, records, archive, git history) and refuse its return; audited",
       body: erasureRequest,
-      response: { 200: erasureResponse, 400: errorResponse, 401: errorResponse },
+      response: { 200: erasureResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse },
     },
   },
 } as const satisfies Record<string, RouteContract>;

@@ -11,8 +11,8 @@ import Fastify, {
   LogController,
 } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import { authenticated } from "./auth.js";
-import type { CortexConfig } from "./config.js";
+import { authenticated, CallerCredentials } from "./auth.js";
+import { type CortexConfig, readCallerCredentials } from "./config.js";
 import type { CortexContext } from "./context.js";
 import { dimensionsRoutes } from "./dimensions/routes.js";
 import { healthRoutes } from "./health/routes.js";
@@ -26,6 +26,9 @@ import { createStore } from "./store/client.js";
 import { countObjectsByTypeAndStatus, incrementUsage } from "./store/counters.js";
 import { createOllamaEmbedder } from "./store/embedder.js";
 import { ensureIndices } from "./store/indices.js";
+
+/** How often the credentials folder is re-read: a rotated Secret reaches the files at the kubelet's next sync. */
+const credentialRefreshMs = 5_000;
 
 /** How long a write waits for the index set-up at start-up before it is refused with 503. */
 const writeSetupWaitMs = 10_000;
@@ -48,6 +51,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // One line per request would drown the logs of a service called on every prompt; metrics carry latency.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024 * 1024,
+    // Ids in paths (cycle and proposal ids) may be 128 characters; Fastify's default of 100 answers 414 below that.
+    maxParamLength: 256,
     // Bounded shutdown: in-flight requests finish, idle keep-alive sockets close.
     forceCloseConnections: "idle",
   }).withTypeProvider<ZodTypeProvider>();
@@ -149,17 +154,47 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(healthRoutes);
   // The contract's own OpenAPI document of the route table every route above is registered from.
   app.get("/docs/json", async () => openApiDocument());
-  await authenticated(app, config.token, [
-    ingestRoutes,
-    retrieveRoutes,
-    dimensionsRoutes,
-    ...(options.plugins ?? []),
-  ]);
+  const credentials = callerCredentials(config, app);
+  await authenticated(
+    app,
+    credentials,
+    [ingestRoutes, retrieveRoutes, dimensionsRoutes, ...(options.plugins ?? [])],
+    { ...(config.householdId === undefined ? {} : { householdId: config.householdId }) },
+  );
 
+  const refresh =
+    config.credentialsDir === undefined
+      ? undefined
+      : setInterval(() => credentials.refresh(), credentialRefreshMs);
+  refresh?.unref();
   app.addHook("onClose", async () => {
     closing = true;
+    clearInterval(refresh);
     await usage.stop().catch((error: unknown) => app.log.warn({ err: error }, "final usage flush failed"));
     await store.client.close();
   });
   return app;
+}
+
+/**
+ * The callers' credentials: with a credentials folder, its files as read on every refresh (a folder that cannot be
+ * read for a moment, while the kubelet swaps a Secret's files, keeps the credentials in force); else the config's.
+ */
+function callerCredentials(config: CortexConfig, app: FastifyInstance): CallerCredentials {
+  const { credentialsDir } = config;
+  let last = config.credentials;
+  return new CallerCredentials({
+    read: () => {
+      if (credentialsDir === undefined) return config.credentials;
+      try {
+        last = readCallerCredentials(credentialsDir);
+      } catch (error) {
+        app.log.warn({ err: error }, "credentials folder unreadable; keeping the credentials in force");
+      }
+      return last;
+    },
+    overlapMs: config.credentialOverlapSeconds * 1000,
+    onRotated: (caller) =>
+      app.log.info({ caller }, "caller credential rotated; the old one is accepted for the overlap"),
+  });
 }

@@ -7,7 +7,7 @@ describe("configuration", () => {
   it("reads CORTEX_* variables over defaults", () => {
     const config = loadConfig({
       CORTEX_OPENSEARCH_URL: "http://127.0.0.1:9200",
-      CORTEX_TOKEN: token,
+      CORTEX_GATEWAY_TOKEN: token,
       CORTEX_PORT: "9000",
     });
     expect(config.port).toBe(9000);
@@ -22,7 +22,7 @@ describe("configuration", () => {
       CORTEX_OLLAMA_URL: "http://other:11434",
       REMRAM_WORKSPACE_DIR: "/workspace",
       GIT_AUTHOR_NAME: "Box",
-      CORTEX_TOKEN: token,
+      CORTEX_GATEWAY_TOKEN: token,
     });
     expect(config.opensearchUrl).toBe("http://opensearch:9200");
     expect(config.ollamaUrl).toBe("http://other:11434");
@@ -40,7 +40,7 @@ describe("configuration", () => {
         REMRAM_OPENSEARCH_URL: "https://search.lan:9200",
         REMRAM_OPENSEARCH_CREDENTIALS_DIR: "/run/os",
         REMRAM_TOP_K: "24",
-        CORTEX_TOKEN: token,
+        CORTEX_GATEWAY_TOKEN: token,
       },
       (path) => files[path] ?? "",
     );
@@ -50,7 +50,7 @@ describe("configuration", () => {
       loadConfig(
         {
           CORTEX_OPENSEARCH_URL: "http://os:9200",
-          CORTEX_TOKEN: token,
+          CORTEX_GATEWAY_TOKEN: token,
           CORTEX_OPENSEARCH_CREDENTIALS_DIR: "/none",
         },
         () => {
@@ -60,24 +60,48 @@ describe("configuration", () => {
     ).toThrowError("OpenSearch credentials in /none: ENOENT");
   });
 
-  it("prefers the token file, trimmed, over the variable", () => {
+  it("reads one credential per caller from the credentials folder, trimmed, ignoring the variables", () => {
+    const files: Record<string, string> = {
+      "/run/creds/gateway": `${token}\n`,
+      "/run/creds/operator": "o".repeat(24),
+    };
     const config = loadConfig(
       {
         CORTEX_OPENSEARCH_URL: "http://os:9200",
-        CORTEX_TOKEN: "ignored-ignored-ignored",
-        CORTEX_TOKEN_FILE: "/run/token",
+        CORTEX_GATEWAY_TOKEN: "ignored-ignored-ignored",
+        CORTEX_ADMIN_TOKEN: "a".repeat(20),
+        CORTEX_CREDENTIALS_DIR: "/run/creds",
       },
-      (path) => (path === "/run/token" ? `${token}\n` : "{}"),
+      (path) => {
+        const text = files[path];
+        if (text === undefined) throw Object.assign(new Error(`ENOENT ${path}`), { code: "ENOENT" });
+        return text;
+      },
     );
-    expect(config.token).toBe(token);
+    expect(config.credentials).toEqual({ gateway: token, operator: "o".repeat(24) });
+  });
+
+  it("refuses two callers sharing one credential, and no credential at all", () => {
+    expect(() =>
+      loadConfig({
+        CORTEX_OPENSEARCH_URL: "http://os:9200",
+        CORTEX_GATEWAY_TOKEN: token,
+        CORTEX_APP_TOKEN: token,
+      }),
+    ).toThrowError(/each caller needs its own credential/);
+    expect(() => loadConfig({ CORTEX_OPENSEARCH_URL: "http://os:9200" })).toThrowError(
+      /at least one caller needs a credential/,
+    );
   });
 
   it("names every bad setting by its variable in one clear error", () => {
     expect(() =>
-      loadConfig({ CORTEX_OPENSEARCH_URL: "not a url", CORTEX_TOKEN: "short", CORTEX_PORT: "99999" }),
+      loadConfig({ CORTEX_OPENSEARCH_URL: "not a url", CORTEX_GATEWAY_TOKEN: "short", CORTEX_PORT: "99999" }),
     ).toThrowError(ConfigError);
-    expect(() => loadConfig({ CORTEX_OPENSEARCH_URL: "not a url", CORTEX_TOKEN: "short" })).toThrowError(
-      /CORTEX_OPENSEARCH_URL: .*\n.*CORTEX_TOKEN or CORTEX_TOKEN_FILE: the API token must be at least 16 characters/,
+    expect(() =>
+      loadConfig({ CORTEX_OPENSEARCH_URL: "not a url", CORTEX_GATEWAY_TOKEN: "short" }),
+    ).toThrowError(
+      /CORTEX_OPENSEARCH_URL: .*\n.*CORTEX_GATEWAY_TOKEN: a credential must be at least 16 characters/,
     );
   });
 

@@ -1,5 +1,28 @@
 import { readFileSync } from "node:fs";
+import { callerNames, identifier } from "@remram/contract";
 import { z } from "zod";
+
+const credential = z.string().min(16, "a credential must be at least 16 characters").max(4096);
+
+/** One credential per caller: at least one caller, and no two callers share a value. */
+const callerCredentials = z
+  .object({
+    gateway: credential.optional(),
+    operator: credential.optional(),
+    admin: credential.optional(),
+    app: credential.optional(),
+  })
+  .strict()
+  .refine((tokens) => Object.values(tokens).some((token) => token !== undefined), {
+    message: "at least one caller needs a credential (gateway, operator, admin or app)",
+  })
+  .refine(
+    (tokens) => {
+      const values = Object.values(tokens).filter((token) => token !== undefined);
+      return new Set(values).size === values.length;
+    },
+    { message: "each caller needs its own credential; two callers share one" },
+  );
 
 /** Everything Cortex reads at start-up. Validated once; a bad value stops the process with a clear message. */
 export const cortexConfig = z
@@ -23,8 +46,14 @@ export const cortexConfig = z
     embedDimensions: z.coerce.number().int().min(8).max(4096).default(384),
     embedBatchSize: z.coerce.number().int().min(1).max(512).default(64),
     embedConcurrency: z.coerce.number().int().min(1).max(16).default(2),
-    /** The bearer token clients must send (from CORTEX_TOKEN or the file named by CORTEX_TOKEN_FILE). */
-    token: z.string().min(16, "the API token must be at least 16 characters"),
+    /** Each caller's bearer credential (files of CORTEX_CREDENTIALS_DIR, or CORTEX_<CALLER>_TOKEN). */
+    credentials: callerCredentials,
+    /** A folder with one file per caller (a mounted Secret); re-read every few seconds, so rotation needs no restart. */
+    credentialsDir: z.string().min(1).optional(),
+    /** How long a rotated credential is still accepted, unless its caller presents the new one sooner. */
+    credentialOverlapSeconds: z.coerce.number().int().min(0).max(86_400).default(600),
+    /** The appliance's household: household ids in requests must be this one (unset: no household scope). */
+    householdId: identifier.optional(),
     /** Retrieval gives up on OpenSearch after this long (after the query embedding) and answers degraded. */
     retrieveTimeoutMs: z.coerce.number().int().min(50).max(30_000).default(1_500),
     /** Query embedding gives up after this long and retrieval goes lexical-only. */
@@ -70,6 +99,9 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_RETRIEVE_CANDIDATES: "retrieveCandidates",
   CORTEX_WORKSPACE_DIR: "workspaceDir",
   CORTEX_ARCHIVE_DIR: "archiveDir",
+  CORTEX_CREDENTIALS_DIR: "credentialsDir",
+  CORTEX_CREDENTIAL_OVERLAP_SECONDS: "credentialOverlapSeconds",
+  CORTEX_HOUSEHOLD_ID: "householdId",
 };
 
 /**
@@ -82,6 +114,7 @@ const sharedEnvKeys: Record<string, keyof CortexConfig> = {
   REMRAM_EMBED_MODEL: "embedModel",
   REMRAM_WORKSPACE_DIR: "workspaceDir",
   REMRAM_TOP_K: "retrieveCandidates",
+  REMRAM_HOUSEHOLD_ID: "householdId",
   GIT_AUTHOR_NAME: "gitAuthorName",
   GIT_AUTHOR_EMAIL: "gitAuthorEmail",
 };
@@ -91,8 +124,8 @@ export class ConfigError extends Error {
 }
 
 /**
- * Config from an optional JSON file (CORTEX_CONFIG_FILE) overlaid by CORTEX_* variables. The token comes from
- * CORTEX_TOKEN or, preferably, CORTEX_TOKEN_FILE (a mounted Secret).
+ * Config from an optional JSON file (CORTEX_CONFIG_FILE) overlaid by CORTEX_* variables. The callers' credentials
+ * are the files of CORTEX_CREDENTIALS_DIR (mounted Secrets) when it is set, else the CORTEX_<CALLER>_TOKEN variables.
  */
 export function loadConfig(
   env: NodeJS.ProcessEnv,
@@ -111,24 +144,32 @@ export function loadConfig(
     const value = env[variable];
     if (value !== undefined && value !== "") raw[key] = value;
   }
-  if (env.CORTEX_TOKEN_FILE) {
-    try {
-      raw.token = readFile(env.CORTEX_TOKEN_FILE).trim();
-    } catch (error) {
-      throw new ConfigError(`CORTEX_TOKEN_FILE ${env.CORTEX_TOKEN_FILE}: ${describe(error)}`);
-    }
-  } else if (env.CORTEX_TOKEN) {
-    raw.token = env.CORTEX_TOKEN;
-  }
-  const credentialsDir = env.CORTEX_OPENSEARCH_CREDENTIALS_DIR || env.REMRAM_OPENSEARCH_CREDENTIALS_DIR;
+  // With a credentials folder its files are the credentials (they are re-read for rotation); else the variables.
+  const credentials: Record<string, string> = {};
+  const credentialsDir = env.CORTEX_CREDENTIALS_DIR;
   if (credentialsDir) {
     try {
+      Object.assign(credentials, readCallerCredentials(credentialsDir, readFile));
+    } catch (error) {
+      throw new ConfigError(`CORTEX_CREDENTIALS_DIR ${credentialsDir}: ${describe(error)}`);
+    }
+  } else {
+    for (const caller of callerNames) {
+      const value = env[`CORTEX_${caller.toUpperCase()}_TOKEN`];
+      if (value !== undefined && value !== "") credentials[caller] = value;
+    }
+  }
+  raw.credentials = { ...(raw.credentials as Record<string, string> | undefined), ...credentials };
+  const opensearchCredentialsDir =
+    env.CORTEX_OPENSEARCH_CREDENTIALS_DIR || env.REMRAM_OPENSEARCH_CREDENTIALS_DIR;
+  if (opensearchCredentialsDir) {
+    try {
       raw.opensearchCredentials = {
-        username: readFile(`${credentialsDir}/username`).trim(),
-        password: readFile(`${credentialsDir}/password`).trim(),
+        username: readFile(`${opensearchCredentialsDir}/username`).trim(),
+        password: readFile(`${opensearchCredentialsDir}/password`).trim(),
       };
     } catch (error) {
-      throw new ConfigError(`OpenSearch credentials in ${credentialsDir}: ${describe(error)}`);
+      throw new ConfigError(`OpenSearch credentials in ${opensearchCredentialsDir}: ${describe(error)}`);
     }
   }
   const parsed = cortexConfig.safeParse(raw);
@@ -139,14 +180,41 @@ export function loadConfig(
         variable,
       ]),
     );
-    reverse.set("token", "CORTEX_TOKEN or CORTEX_TOKEN_FILE");
     const problems = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0] ?? "");
+      const key =
+        issue.path[0] === "credentials"
+          ? issue.path[1] === undefined
+            ? "CORTEX_CREDENTIALS_DIR or CORTEX_<CALLER>_TOKEN"
+            : `CORTEX_${String(issue.path[1]).toUpperCase()}_TOKEN`
+          : String(issue.path[0] ?? "");
       return `${reverse.get(key) ?? key}: ${issue.message}`;
     });
     throw new ConfigError(`invalid Cortex configuration:\n  ${problems.join("\n  ")}`);
   }
   return parsed.data;
+}
+
+/**
+ * The caller credentials in a folder: one file per caller named like the caller (`gateway`, `operator`, `admin`,
+ * `app`); a missing file means that caller has none. Read at start and again on every refresh.
+ */
+export function readCallerCredentials(
+  dir: string,
+  readFile: (path: string) => string = readText,
+): Partial<Record<(typeof callerNames)[number], string>> {
+  const tokens: Partial<Record<(typeof callerNames)[number], string>> = {};
+  for (const caller of callerNames) {
+    let text: string;
+    try {
+      text = readFile(`${dir}/${caller}`);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw error;
+    }
+    const token = text.trim();
+    if (token !== "") tokens[caller] = token;
+  }
+  return tokens;
 }
 
 function readText(path: string): string {

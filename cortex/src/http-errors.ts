@@ -5,7 +5,7 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { StoreUnavailableError } from "./store/client.js";
+import { StoreRejectedError, StoreUnavailableError } from "./store/client.js";
 
 /** How long a caller should wait before retrying a 503. */
 const retryAfterSeconds = "5";
@@ -30,6 +30,8 @@ export const forbidden = (message: string, details?: Record<string, unknown>) =>
 export const notFound = (message: string) => new HttpError(404, message);
 export const conflict = (message: string, details?: Record<string, unknown>) =>
   new HttpError(409, message, details);
+/** A write an erasure refuses for good: the hooks drop a 4xx other than 401/403/408/429 instead of retrying it. */
+export const gone = (message: string) => new HttpError(410, message);
 export const payloadTooLarge = (message: string) => new HttpError(413, message);
 export const serviceUnavailable = (message: string) => new HttpError(503, message);
 
@@ -38,7 +40,10 @@ export function errorBody(statusCode: number, message: string, error = STATUS_CO
   return { statusCode, error, message };
 }
 
-/** The app's one error handler: validation → 400 naming the field, OpenSearch down → 503, HttpError as thrown. */
+/**
+ * The app's one error handler: validation → 400 naming the field, a value OpenSearch refuses → 400, OpenSearch
+ * down → 503, HttpError as thrown.
+ */
 export async function errorHandler(
   error: FastifyError | Error,
   request: FastifyRequest,
@@ -57,6 +62,10 @@ export async function errorHandler(
       .code(503)
       .header("Retry-After", retryAfterSeconds)
       .send(errorBody(503, `OpenSearch unavailable: ${error.message}`));
+  }
+  if (error instanceof StoreRejectedError) {
+    // The client's input, so never a 5xx; not logged, since OpenSearch quotes the refused value.
+    return reply.code(400).send(errorBody(400, `OpenSearch cannot store this input: ${error.message}`));
   }
   if (error instanceof HttpError) {
     if (error.statusCode === 503) reply.header("Retry-After", retryAfterSeconds);

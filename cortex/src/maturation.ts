@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import { archiveRoutes } from "./archive/routes.js";
 import { ArchiveStore } from "./archive/store.js";
+import type { ErasedContent } from "./core/erasure.js";
 import { dreamRoutes } from "./dream/routes.js";
 import { DreamRunner } from "./dream/service.js";
 import { ensureMaturationIndices, type MaturationIndices } from "./knowledge/records.js";
@@ -60,6 +61,8 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
     await app.register(reflectRoutes(indices));
     await app.register(dreamRoutes(runner, indices));
     await app.register(promoteRoutes(promoter, indices));
-    await app.register(archiveRoutes(archive, indices));
+    // Erasure rewrites the repository's history too; the archive feature gets only this function of promotion.
+    const history = async (erased: ErasedContent) => (await promoter()).erase(erased);
+    await app.register(archiveRoutes(archive, indices, history));
   };
 }

@@ -9,7 +9,15 @@ import { countTokens } from "gpt-tokenizer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { knowledgeDocument } from "../src/store/documents.js";
 import { createDocuments } from "../src/store/writes.js";
-import { auth, deadUrl, dropIndices, ingestEvents, retrieveFor, startCortex } from "./helpers.js";
+import {
+  auth,
+  deadUrl,
+  dropIndices,
+  ingestEvents,
+  operatorAuth,
+  retrieveFor,
+  startCortex,
+} from "./helpers.js";
 
 const { url: opensearchUrl } = testbedEndpoints("opensearch");
 const ana = { scope: "user", owner: { userId: "ana", householdId: "home" } } as const;
@@ -199,7 +207,7 @@ describe("Cortex on a real OpenSearch (lexical retrieval)", () => {
     const put = await app.inject({
       method: "PUT",
       url: "/dimensions",
-      headers: auth,
+      headers: operatorAuth,
       payload: { dimensions: [{ name: "project" }, { name: "person" }], retrievalWeights: { bm25: 1.5 } },
     });
     expect(put.statusCode).toBe(200);
@@ -215,7 +223,7 @@ describe("Cortex on a real OpenSearch (lexical retrieval)", () => {
     ]);
     // Candidate counting happens after the acknowledgement.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const got = await app.inject({ method: "GET", url: "/dimensions", headers: auth });
+    const got = await app.inject({ method: "GET", url: "/dimensions", headers: operatorAuth });
     const body = got.json<{
       appliedHash: string;
       policy: { retrievalWeights: { bm25: number } };
@@ -259,7 +267,7 @@ describe("Cortex when its services are down", () => {
     const app = await buildApp({
       config: cortexConfig.parse({
         opensearchUrl: deadUrl,
-        token: "t".repeat(20),
+        credentials: { gateway: "t".repeat(20) },
         logLevel: "silent",
         retrieveTimeoutMs: 500,
       }),

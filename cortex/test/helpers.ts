@@ -1,19 +1,31 @@
 /** Shared set-up of the Cortex integration suites: an app on real services with its own index prefix. */
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { IngestResponse, RetrieveRequestInput, RetrieveResponse } from "@remram/contract";
 import type { FastifyInstance } from "fastify";
-import { buildApp } from "../src/app.js";
+import { type BuildAppOptions, buildApp } from "../src/app.js";
 import { type CortexConfigInput, cortexConfig } from "../src/config.js";
+import { maturationIndices } from "../src/knowledge/records.js";
+import { maturationPlugin } from "../src/maturation.js";
 
-export const testToken = "integration-test-token-0123456789";
-export const auth = { authorization: `Bearer ${testToken}` };
+import { bearer, testCredentials } from "../src/testing/callers.js";
+
+export { bearer, headersFor, testCredentials } from "../src/testing/callers.js";
+/** The gateway's headers: the caller of ingest and retrieve, which most suites are about. */
+export const auth = bearer("gateway");
+export const operatorAuth = bearer("operator");
+export const adminAuth = bearer("admin");
+export const appAuth = bearer("app");
 
 /** A Cortex app on the given services, indices under a fresh prefix; resolves once its indices exist. */
 export async function startCortex(
   overrides: Partial<CortexConfigInput> & { opensearchUrl: string },
+  plugins: BuildAppOptions["plugins"] = [],
 ): Promise<FastifyInstance> {
   const config = cortexConfig.parse({
-    token: testToken,
+    credentials: testCredentials,
     indexPrefix: `it-${randomBytes(4).toString("hex")}`,
     logLevel: "silent",
     // Usage counters are written only when a test flushes them, so index state is under the test's control.
@@ -22,7 +34,7 @@ export async function startCortex(
     retrieveTimeoutMs: 10_000,
     ...overrides,
   });
-  const app = await buildApp({ config, logger: false });
+  const app = await buildApp({ config, logger: false, plugins });
   await app.cortex.initialized;
   return app;
 }
@@ -58,3 +70,42 @@ export async function retrieveFor(
 
 /** A loopback port nothing listens on: a service that is down. */
 export const deadUrl = "http://127.0.0.1:9";
+
+export interface FullCortex {
+  app: FastifyInstance;
+  /** The workspace git repository promotions commit to. */
+  workspace: string;
+  archiveDir: string;
+  /** Drops its indices (the maturation ones too) and removes its folders. */
+  stop: () => Promise<void>;
+}
+
+/** A Cortex with every route (reflect, dream, promote, archive, erasure) on fresh folders and a fresh prefix. */
+export async function startFullCortex(
+  overrides: Partial<CortexConfigInput> & { opensearchUrl: string },
+): Promise<FullCortex> {
+  const workspace = await mkdtemp(join(tmpdir(), "remram-workspace-"));
+  const archiveDir = await mkdtemp(join(tmpdir(), "remram-archive-"));
+  const app = await startCortex(overrides, [
+    maturationPlugin({
+      workspaceDir: workspace,
+      archiveDir,
+      gitAuthor: { name: "Remram Cortex", email: "cortex@remram.invalid" },
+    }),
+  ]);
+  return {
+    app,
+    workspace,
+    archiveDir,
+    stop: async () => {
+      const { client } = app.cortex.store;
+      for (const alias of Object.values(maturationIndices(app.cortex.store))) {
+        await client.transport.request({ method: "DELETE", path: `/${alias}` }, { ignore: [404] });
+      }
+      await dropIndices(app);
+      await app.close();
+      await rm(workspace, { recursive: true, force: true });
+      await rm(archiveDir, { recursive: true, force: true });
+    },
+  };
+}

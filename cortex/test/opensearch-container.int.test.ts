@@ -7,7 +7,7 @@ import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { type StartedTestContainer, Wait } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ingestEvents, retrieveFor, startCortex, testToken } from "./helpers.js";
+import { auth, ingestEvents, retrieveFor, startCortex, testCredentials } from "./helpers.js";
 
 const podman = testbedEndpoints("podman");
 const ana = { scope: "user", owner: { userId: "ana", householdId: "home" } } as const;
@@ -62,7 +62,7 @@ describe("Cortex on OpenSearch in a podman container (testcontainers)", () => {
     const cortex = await (await localContainer(podman, localImages.cortex()))
       .withEnvironment({
         CORTEX_OPENSEARCH_URL: `http://${opensearchIp}:9200`,
-        CORTEX_TOKEN: testToken,
+        CORTEX_GATEWAY_TOKEN: testCredentials.gateway,
         CORTEX_INDEX_PREFIX: "container",
         CORTEX_LOG_LEVEL: "warn",
       })
@@ -75,7 +75,7 @@ describe("Cortex on OpenSearch in a podman container (testcontainers)", () => {
       const post = async (path: string, payload: unknown): Promise<Response> =>
         fetch(`${base}${path}`, {
           method: "POST",
-          headers: { authorization: `Bearer ${testToken}`, "content-type": "application/json" },
+          headers: { ...auth, "content-type": "application/json" },
           body: JSON.stringify(payload),
         });
       const ingest = await post("/ingest", {

@@ -1,8 +1,7 @@
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { knowledgeIdFor } from "../src/core/ingest-plan.js";
-import { corpusPrincipal, knowledgeEventOf, labelledCorpus } from "./fixtures/corpus.js";
+import { corpusFactId, corpusPrincipal, knowledgeEventOf, labelledCorpus } from "./fixtures/corpus.js";
 import { answerRanks, rankers, summarize } from "./fixtures/quality.js";
 import { dropIndices, ingestEvents, retrieveFor, startCortex } from "./helpers.js";
 
@@ -53,7 +52,7 @@ describe("retrieval quality on a labelled household corpus (BM25 + MiniLM vector
       expect(answer.degradedReasons).toEqual([]);
       const rank = answerRanks(
         answer.trace ?? { items: [], policyFilterClauses: 0, fusion: "", timingsMs: {} },
-        knowledgeIdFor(answerKey),
+        corpusFactId(answerKey),
       );
       for (const ranker of rankers) ranks[ranker]?.push(rank[ranker]);
     }

@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type CallerName, callerNames } from "@remram/contract";
 import { binPath, repoRoot, stateDir } from "../../test/harness/src/paths.js";
 import { freePort } from "../../test/harness/src/ports.js";
 import type { ManagedProcess } from "../../test/harness/src/process.js";
@@ -56,10 +57,23 @@ function readEndpoints(): LabEndpoints {
   return { opensearch, ollama, kubernetes };
 }
 
-async function startCortex(endpoints: LabEndpoints): Promise<{ url: string; token: string }> {
-  const token = randomBytes(24).toString("hex");
-  const tokenFile = join(labDir, "cortex-token");
-  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+interface LabCortex {
+  url: string;
+  /** The gateway's credential: the lab ingests and retrieves as the gateway would. */
+  token: string;
+  /** One credential per caller, in files named like the caller (Cortex's CORTEX_CREDENTIALS_DIR). */
+  credentials: Record<CallerName, string>;
+}
+
+async function startCortex(endpoints: LabEndpoints): Promise<LabCortex> {
+  const credentialsDir = join(labDir, "cortex-credentials");
+  mkdirSync(credentialsDir, { recursive: true, mode: 0o700 });
+  const credentials = Object.fromEntries(
+    callerNames.map((caller) => [caller, randomBytes(24).toString("hex")]),
+  ) as Record<CallerName, string>;
+  for (const caller of callerNames) {
+    writeFileSync(join(credentialsDir, caller), `${credentials[caller]}\n`, { mode: 0o600 });
+  }
   const workspaceDir = join(labDir, "workspace");
   mkdirSync(workspaceDir, { recursive: true });
   if (!existsSync(join(workspaceDir, ".git")))
@@ -77,7 +91,7 @@ async function startCortex(endpoints: LabEndpoints): Promise<{ url: string; toke
       HOME: process.env.HOME,
       CORTEX_HOST: "127.0.0.1",
       CORTEX_PORT: String(port),
-      CORTEX_TOKEN_FILE: tokenFile,
+      CORTEX_CREDENTIALS_DIR: credentialsDir,
       CORTEX_OPENSEARCH_URL: endpoints.opensearch.url,
       CORTEX_OLLAMA_URL: endpoints.ollama.url,
       CORTEX_EMBED_MODEL: endpoints.ollama.embedModel,
@@ -88,7 +102,7 @@ async function startCortex(endpoints: LabEndpoints): Promise<{ url: string; toke
     },
   });
   await untilReady(`${url}/readyz`, "Cortex", cortex, 90_000);
-  return { url, token };
+  return { url, token: credentials.gateway, credentials };
 }
 
 async function cortexCall<T>(
@@ -191,8 +205,6 @@ spec:
   ollama:
     gpu: auto
     models: { routing: ${ollama.chatModel}, reflection: ${ollama.chatModel}, embedding: ${ollama.embedModel} }
-  cortex:
-    tokenSecretRef: { name: lab-cortex-token, key: token }
 ---
 apiVersion: remram.io/v1alpha1
 kind: DreamSchedule
@@ -204,7 +216,7 @@ spec:
 `;
 }
 
-async function runOperator(endpoints: LabEndpoints, cortex: { url: string; token: string }) {
+async function runOperator(endpoints: LabEndpoints, cortex: LabCortex) {
   const { kubeconfig } = endpoints.kubernetes;
   kubectl(kubeconfig, ["apply", "--server-side", "--force-conflicts", "-f", join(repoRoot, "crds")]);
   kubectl(kubeconfig, ["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
@@ -220,11 +232,15 @@ async function runOperator(endpoints: LabEndpoints, cortex: { url: string; token
     'jsonpath={.items[?(@.metadata.annotations.storageclass\\.kubernetes\\.io/is-default-class=="true")].metadata.name}',
   ]).trim();
   kubectl(kubeconfig, ["apply", "-f", "-"], volumesYaml(4, defaultClass));
-  kubectl(
-    kubeconfig,
-    ["-n", namespace, "apply", "-f", "-"],
-    `apiVersion: v1\nkind: Secret\nmetadata: { name: lab-cortex-token }\nstringData: { token: ${cortex.token} }\n`,
-  );
+  // Cortex runs as a process here, so its credentials come first: Secrets labelled as the operator's own, whose
+  // values the operator keeps (it generates only missing ones).
+  for (const caller of callerNames) {
+    kubectl(
+      kubeconfig,
+      ["-n", namespace, "apply", "-f", "-"],
+      `apiVersion: v1\nkind: Secret\nmetadata: { name: moltbox-cortex-${caller}, labels: { app.kubernetes.io/managed-by: remram-operator } }\nstringData: { token: ${cortex.credentials[caller]} }\n`,
+    );
+  }
   const nodes = kubectl(kubeconfig, ["get", "nodes", "-o", "name"]);
   if (!nodes.includes("node/moltbox-node")) {
     await createKwokNode(endpoints.kubernetes, { name: "moltbox-node", cpu: "16", memory: "64Gi" });
@@ -285,7 +301,7 @@ async function main(): Promise<void> {
   step("Cortex on the test bed's OpenSearch and Ollama");
   const cortex = await startCortex(endpoints);
   console.log(
-    `Cortex ${cortex.url} (bearer token in ${join(labDir, "cortex-token")}; OpenAPI at /docs/json)`,
+    `Cortex ${cortex.url} (one credential per caller in ${join(labDir, "cortex-credentials")}; OpenAPI at /docs/json)`,
   );
 
   step("Memory is per user: the same question, two people, two bundles");
@@ -301,7 +317,7 @@ Try it:
   kubectl -n ${namespace} get remramappliances,dreamschedules,dimensionpolicies,artifactproposals
   kubectl remram status moltbox -n ${namespace}
   kubectl remram dream now nightly -n ${namespace}   # a dream cycle on the lab Cortex, counts in the status
-  curl -s -H "authorization: Bearer $(cat ${join(labDir, "cortex-token")})" ${cortex.url}/metrics | head
+  curl -s ${cortex.url}/metrics | head
   curl -s http://127.0.0.1:${probePort}/metrics | grep controller_runtime_reconcile_total
 Stop everything with \`make infra-down\`.`);
 }

@@ -3,7 +3,15 @@ import { type MemoryDocument, memoryDocumentSchema } from "@remram/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../core/canonical-json.js";
-import { canonicalise, clampAxis, coordinatesFor, dayOffset, decayScore, mayRecall } from "./document.js";
+import {
+  canonicalise,
+  clampAxis,
+  coordinatesFor,
+  dayOffset,
+  decayScore,
+  mayRecall,
+  redactDocument,
+} from "./document.js";
 
 const document: MemoryDocument = memoryDocumentSchema.parse({
   createdAt: "2026-02-01T10:00:00.000Z",
@@ -149,5 +157,29 @@ describe("recall policy", () => {
   it("lets household members recall a household-owned document", () => {
     const consent = { ownerIds: ["h1"], privacy: "household" as const, allowRecall: true };
     expect(mayRecall(consent, alice, levels)).toEqual({ allowed: true });
+  });
+});
+
+describe("redacting an archived document", () => {
+  it("replaces credentials, card numbers and contact details in messages, tags and attachment names", () => {
+    const leaky = memoryDocumentSchema.parse({
+      ...document,
+      messages: [
+        { role: "user", content: "the alarm PIN is 4711 and my card 4111-1111-1111-1111", turnId: "t1" },
+        { role: "tool", content: "Set-Cookie: session=abc123xyz; Path=/ — mail ops@example.com" },
+      ],
+      tags: ["ghp_abcdefghijklmnopqrstuvwxyz0123"],
+      attachments: [
+        { name: "call +44 20 7946 0958.txt", mediaType: "text/plain", digest: `sha256:${"a".repeat(64)}` },
+      ],
+    });
+    const clean = redactDocument(leaky);
+    expect(clean.messages.map((m) => m.content)).toEqual([
+      "the alarm PIN is <PASSWORD> and my card <CARD_NUMBER>",
+      "Set-Cookie: <COOKIE>",
+    ]);
+    expect(clean.tags).toEqual(["<TOKEN>"]);
+    expect(clean.attachments[0]?.name).toBe("call <PHONE>.txt");
+    expect(redactDocument(document)).toEqual(document);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { MemoryDocument, PrivacyLevel } from "@remram/contract";
 import { canonicalJson } from "../core/canonical-json.js";
+import { redactText } from "../core/redaction.js";
 
 /**
  * Archive memory documents (seed 004): a compacted transcript range, after redaction, kept immutably and
@@ -18,6 +19,23 @@ export function sha256Hex(bytes: Uint8Array | string): string {
 export function canonicalise(document: MemoryDocument): { bytes: Buffer; hash: string } {
   const bytes = Buffer.from(canonicalJson({ hashAlgo: hashAlgorithm, ...document }), "utf8");
   return { bytes, hash: sha256Hex(bytes) };
+}
+
+/**
+ * The document as it may be kept: credentials and card numbers replaced in every message, tag and attachment
+ * name, and contact details too. An archived range is recalled and searched without knowing which model the
+ * reader runs, and its owners may be a household, so there is no owner to keep another person's details for.
+ */
+export function redactDocument(document: MemoryDocument): MemoryDocument {
+  return {
+    ...document,
+    messages: document.messages.map((message) => ({ ...message, content: redactText(message.content) })),
+    attachments: document.attachments.map((attachment) => ({
+      ...attachment,
+      name: redactText(attachment.name),
+    })),
+    tags: document.tags.map((tag) => redactText(tag)),
+  };
 }
 
 export const coordinateBound = 15;

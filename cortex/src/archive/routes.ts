@@ -1,26 +1,29 @@
 import { routes } from "@remram/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { routeOptions } from "../auth.js";
 import { forbidden, HttpError, notFound } from "../http-errors.js";
 import type { MaturationIndices } from "../knowledge/records.js";
-import { archiveDocument, eraseUserData, type Recall, recallDocument, searchSummaries } from "./service.js";
+import { type ErasureStores, eraseUserData } from "./erasure.js";
+import { archiveDocument, type Recall, recallDocument, searchSummaries } from "./service.js";
 import { ArchiveIntegrityError, type ArchiveStore } from "./store.js";
 
 export function archiveRoutes(
   archive: () => Promise<ArchiveStore>,
   indices: () => Promise<MaturationIndices>,
+  history?: ErasureStores["history"],
 ): FastifyPluginAsyncZod {
   return async (app) => {
     const noDocument = (hash: string) => notFound(`no archived document ${hash}`);
 
-    app.post(routes.archive.url, { schema: routes.archive.schema }, async (request) =>
+    app.post(routes.archive.url, routeOptions(routes.archive), async (request) =>
       archiveDocument(app.cortex, await indices(), archive, request.body),
     );
 
-    app.post(routes.archiveSearch.url, { schema: routes.archiveSearch.schema }, async (request) => ({
+    app.post(routes.archiveSearch.url, routeOptions(routes.archiveSearch), async (request) => ({
       results: await searchSummaries(app.cortex, await indices(), request.body),
     }));
 
-    app.get(routes.archiveRecall.url, { schema: routes.archiveRecall.schema }, async (request) => {
+    app.get(routes.archiveRecall.url, routeOptions(routes.archiveRecall), async (request) => {
       const { hash } = request.params;
       let recall: Recall;
       try {
@@ -40,16 +43,24 @@ export function archiveRoutes(
       return { hash, document: recall.document };
     });
 
-    app.get(routes.archiveVerify.url, { schema: routes.archiveVerify.schema }, async () => {
+    app.get(routes.archiveVerify.url, routeOptions(routes.archiveVerify), async () => {
       const store = await archive();
       return { checked: store.size, corrupt: await store.findCorrupt() };
     });
 
-    app.post(routes.erasure.url, { schema: routes.erasure.schema }, async (request) => {
+    app.post(routes.erasure.url, routeOptions(routes.erasure), async (request) => {
       const { userId, requestedBy } = request.body;
-      const { auditId, ...outcome } = await eraseUserData(app.cortex, await indices(), archive, request.body);
-      request.log.warn({ auditId, userId, requestedBy, ...outcome }, "user data erased");
-      return { auditId, ...outcome };
+      // The app acts for the person signed in to it: a person may erase their own data, nobody else's.
+      if (request.caller === "app" && requestedBy !== userId) {
+        throw forbidden(
+          "the app may erase only the requesting person's own data (requestedBy must equal userId)",
+        );
+      }
+      const stores = { indices: await indices(), archive, history };
+      const outcome = await eraseUserData(app.cortex, stores, request.body);
+      const { auditId, counts, durationMs } = outcome;
+      request.log.warn({ auditId, userId, requestedBy, counts, durationMs }, "user data erased");
+      return outcome;
     });
   };
 }

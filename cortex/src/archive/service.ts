@@ -1,9 +1,11 @@
 import type { MemoryDocument, Principal } from "@remram/contract";
 import type { CortexContext } from "../context.js";
-import { createRecord, type MaturationIndices } from "../knowledge/records.js";
+import { redactText } from "../core/redaction.js";
+import { gone } from "../http-errors.js";
+import type { MaturationIndices } from "../knowledge/records.js";
+import { refusalMessage, refusedWrites } from "../knowledge/tombstones.js";
 import { type CortexStore, request as storeRequest } from "../store/client.js";
 import { getDocument, type SearchResult } from "../store/reads.js";
-import { bulk } from "../store/writes.js";
 import {
   type Coordinates,
   clampAxis,
@@ -12,20 +14,20 @@ import {
   decayScore,
   epochDay,
   mayRecall,
-  sha256Hex,
+  redactDocument,
 } from "./document.js";
 import { ArchiveNotFoundError, type ArchiveStore } from "./store.js";
 
 /**
  * What the archive routes do: file a document with its summary in the summary index, search the summaries,
- * recall a document under its consent, and erase a user's data. Documents live in the ArchiveStore on disk,
+ * recall a document under its consent (erasure is erasure.ts). Documents live in the ArchiveStore on disk,
  * summaries in OpenSearch.
  */
 
 type ArchiveContext = Pick<CortexContext, "store" | "clock">;
 
 /** One entry of the archive's summary index: a card-catalogue line pointing at the immutable document. */
-interface IndexEntry {
+export interface IndexEntry {
   hash: string;
   summary: string;
   epochDay: number;
@@ -36,6 +38,8 @@ interface IndexEntry {
   reinforcementCount: number;
   lastAccessedAt: string;
   ownerIds: string[];
+  /** The people whose turns it holds (messages' authorId), so an erasure finds documents they do not own. */
+  authorIds?: string[] | undefined;
   privacy: string;
   allowRecall: boolean;
   sourceSession: string;
@@ -57,9 +61,14 @@ export async function archiveDocument(
   { store, clock }: ArchiveContext,
   where: MaturationIndices,
   archive: () => Promise<ArchiveStore>,
-  { document, summary, placement, clusterId }: ArchiveFiling,
+  filing: ArchiveFiling,
 ): Promise<{ hash: string; stored: boolean; coordinates: Coordinates }> {
   const now = clock().toISOString();
+  // Redacted before it is hashed: the hash addresses what is kept, and nothing live is kept.
+  const document = redactDocument(filing.document);
+  const summary = redactText(filing.summary);
+  const { placement, clusterId } = filing;
+  await refuseErased(store, document);
   const { hash, stored } = await (await archive()).put(document);
   const coordinates = coordinatesFor(document, now, placement);
   const entry: IndexEntry = {
@@ -73,6 +82,7 @@ export async function archiveDocument(
     reinforcementCount: 0,
     lastAccessedAt: now,
     ownerIds: [...document.consentScope.ownerIds].sort(),
+    authorIds: authorsOf(document),
     privacy: document.consentScope.privacy,
     allowRecall: document.consentScope.allowRecall,
     sourceSession: document.source.sessionId,
@@ -193,89 +203,24 @@ export async function recallDocument(
   }
 }
 
-export interface ErasureRequest {
-  userId: string;
-  requestedBy: string;
-  reason: string;
-}
-
-export interface ErasureOutcome {
-  auditId: string;
-  knowledgeDeleted: number;
-  chunksDeleted: number;
-  archiveErased: number;
+/** Who wrote the document's user turns, by authorId, sorted. */
+export function authorsOf(document: MemoryDocument): string[] {
+  return [
+    ...new Set(document.messages.flatMap((m) => (m.authorId === undefined ? [] : [m.authorId]))),
+  ].sort();
 }
 
 /**
- * Really remove a user's data: their knowledge objects (with vectors and neighbour lists), chunks, and the archived
- * documents they own alone. Audited by a record.
+ * A document holding words of an erased person from before their erasure (its range began at or before it, or a
+ * message of it did) is refused whole: storing it would undo the erasure. Owners and authors are both checked.
  */
-export async function eraseUserData(
-  { store, clock }: ArchiveContext,
-  where: MaturationIndices,
-  archive: () => Promise<ArchiveStore>,
-  { userId, requestedBy, reason }: ErasureRequest,
-): Promise<ErasureOutcome> {
-  const byOwner = { query: { term: { "owner.userId": userId } } };
-  const knowledgeDeleted = await deleteMatching(store, store.indices.knowledge, byOwner, [
-    store.indices.vectors,
-    where.neighbours,
-  ]);
-  const chunksDeleted = await deleteMatching(store, store.indices.chunks, byOwner);
-  // Vectors whose object went before them (a write interrupted midway) go too.
-  await deleteMatching(store, store.indices.vectors, byOwner);
-  // Documents the user owns alone go entirely; shared ones stay (another owner's data is not theirs to erase).
-  const { body } = await storeRequest<SearchResult<IndexEntry>>(store, "POST", `/${where.archive}/_search`, {
-    size: 10_000,
-    _source: ["hash", "ownerIds"],
-    query: { term: { ownerIds: userId } },
-  });
-  const solelyOwned = body.hits.hits.map((h) => h._source).filter((e) => e.ownerIds.length === 1);
-  const files = await archive();
-  for (const entry of solelyOwned) {
-    await files.erase(entry.hash);
-    await storeRequest(store, "DELETE", `/${where.archive}/_doc/${entry.hash}?refresh=true`, undefined, {
-      ignore: [404],
-    });
-  }
-  const at = clock().toISOString();
-  const auditId = `erasure-${sha256Hex(`${userId}\n${requestedBy}\n${at}`).slice(0, 16)}`;
-  const outcome = { knowledgeDeleted, chunksDeleted, archiveErased: solelyOwned.length };
-  await createRecord(store, where, {
-    kind: "audit",
-    id: auditId,
-    state: "erasure",
-    createdAt: at,
-    updatedAt: at,
-    body: { action: "erasure", userId, requestedBy, reason, at, ...outcome },
-  });
-  return { auditId, ...outcome };
-}
-
-/**
- * Delete every document of `index` matching `query`, and the documents of the same ids in `companions`; returns
- * how many matched. Search then bulk-delete by id: delete_by_query lives in the reindex module, which a minimal
- * node may lack.
- */
-async function deleteMatching(
-  store: CortexStore,
-  index: string,
-  query: { query: unknown },
-  companions: readonly string[] = [],
-): Promise<number> {
-  let count = 0;
-  for (;;) {
-    const { body: found } = await storeRequest<SearchResult<unknown>>(store, "POST", `/${index}/_search`, {
-      ...query,
-      size: 1000,
-      _source: false,
-    });
-    const ids = found.hits.hits.map((hit) => hit._id);
-    if (ids.length === 0) return count;
-    const lines = [index, ...companions].flatMap((target) =>
-      ids.map((id) => ({ delete: { _index: target, _id: id } })),
-    );
-    await bulk(store, lines, { refresh: "true", timeoutMs: 120_000 });
-    count += ids.length;
-  }
+async function refuseErased(store: CortexStore, document: MemoryDocument): Promise<void> {
+  const times = [document.createdAt, ...document.messages.flatMap((m) => (m.at === undefined ? [] : [m.at]))];
+  const earliest = times.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b));
+  const people = new Set([...document.consentScope.ownerIds, ...authorsOf(document)]);
+  const refused = await refusedWrites(
+    store,
+    [...people].map((userId) => ({ userId, observedAt: earliest, at: "document" })),
+  );
+  if (refused.length > 0) throw gone(refusalMessage(refused.slice(0, 1)));
 }

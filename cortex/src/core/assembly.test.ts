@@ -13,6 +13,7 @@ import {
   jaccard,
   liveStateNote,
   shingles,
+  slicedTokenCount,
 } from "./assembly.js";
 import type { RankedCandidate } from "./ranking.js";
 
@@ -317,5 +318,23 @@ describe("bundle assembly properties", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("token counting of stored text of any shape", () => {
+  const sliced = slicedTokenCount(countTokens);
+
+  it("counts prose exactly, cutting between words", () => {
+    const prose = Array.from({ length: 600 }, (_, i) => `word${i % 37} and more,`).join(" ");
+    expect(prose.length).toBeGreaterThan(5_000);
+    expect(sliced(prose)).toBe(countTokens(prose));
+  });
+
+  it("counts a 64 KB single word in linear time, never below the exact count", () => {
+    const word = "a".repeat(64_000);
+    const started = performance.now();
+    const counted = sliced(word);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(counted).toBeGreaterThanOrEqual(countTokens("a".repeat(8_000)) * 8);
   });
 });

@@ -119,6 +119,32 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
 }
 
 /** Breadth before depth: the best item of every group first, then the rest, each pass in rank order. */
+/** The longest text counted in one piece: BPE over one long run of letters costs time quadratic in its length. */
+export const tokenCountSlice = 1_000;
+
+/**
+ * A token counter whose cost is linear in the text: text is counted in slices of at most `tokenCountSlice`
+ * characters, cut at whitespace where there is some (so prose counts exactly as a whole), else mid-word (a 64 KB
+ * "word" stored by anyone would otherwise take seconds to count on every retrieval that finds it; the slices
+ * count it a little high, which keeps the budget a ceiling).
+ */
+export function slicedTokenCount(count: (text: string) => number): (text: string) => number {
+  return (text) => {
+    let total = 0;
+    let start = 0;
+    while (text.length - start > tokenCountSlice) {
+      let end = start + tokenCountSlice;
+      const space = text.lastIndexOf(" ", end);
+      if (space > start) end = space;
+      // Never between the halves of a surrogate pair.
+      else if (/[\uDC00-\uDFFF]/.test(text.charAt(end))) end -= 1;
+      total += count(text.slice(start, end));
+      start = end;
+    }
+    return total + count(text.slice(start));
+  };
+}
+
 export function breadthFirst<T>(items: readonly T[], groupOf: (item: T) => string): T[] {
   const seen = new Set<string>();
   const first: T[] = [];

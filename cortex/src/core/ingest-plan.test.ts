@@ -50,6 +50,47 @@ describe("ingest planning", () => {
     expect(item?.redactions).toBe(2);
   });
 
+  it("keeps contact details in a user's own item and makes it private; replaces them in a household's", () => {
+    const statement = "Ana's dentist is reachable at praxis@example.com and +49 30 1234 5678";
+    const [own, shared] = planIngest(
+      [
+        event({ kind: "knowledge", ...owner, statement, type: "fact" }),
+        event({
+          kind: "knowledge",
+          scope: "household",
+          owner: { householdId: "home" },
+          statement,
+          type: "fact",
+        }),
+      ],
+      defaults,
+    );
+    expect(own?.knowledge).toMatchObject({ statement, privacy: "private" });
+    expect(own?.redactions).toBe(0);
+    expect(shared?.knowledge).toMatchObject({
+      statement: "Ana's dentist is reachable at <EMAIL> and <PHONE>",
+      privacy: "household",
+    });
+    expect(shared?.redactions).toBe(2);
+  });
+
+  it("redacts card numbers, cookies and webhook URLs in every scope, the owner's own included", () => {
+    const [item] = planIngest(
+      [
+        event({
+          kind: "turn",
+          ...owner,
+          role: "user",
+          turnId: "t9",
+          text: "card 4111 1111 1111 1111, Cookie: sid=abc123def456; https://hooks.slack.com/services/T1/B2/abcdefghijklmnopqrstuvwx",
+        }),
+      ],
+      defaults,
+    );
+    expect(item?.chunks[0]?.text).toBe("card <CARD_NUMBER>, Cookie: <COOKIE>");
+    expect(item?.chunks[0]?.privacy).toBe("household");
+  });
+
   it("builds valid knowledge objects with policy-default privacy and consent for every agent", () => {
     const [item] = planIngest(
       [
@@ -102,6 +143,25 @@ describe("ingest planning", () => {
       expect(passage.nextId).toBe(index === l2.length - 1 ? null : l2[index + 1]?.id);
     });
     expect(l0[0]?.text.split(" ")).toHaveLength(60);
+  });
+
+  it("cuts text without spaces into chunks the contract accepts, losing none of it", () => {
+    const [item] = planIngest(
+      [
+        event({
+          kind: "document",
+          ...owner,
+          sourceKind: "artifact",
+          sourceId: "blob",
+          text: "a".repeat(64_000),
+        }),
+      ],
+      defaults,
+    );
+    const chunks = (item?.chunks ?? []).map((value) => chunk.parse(value));
+    const passages = chunks.filter((value) => value.level === "L2").map((value) => value.text);
+    expect(Math.max(...passages.map((text) => text.length))).toBeLessThanOrEqual(8_000);
+    expect(passages.join("").replaceAll(" ", "").length).toBe(64_000);
   });
 
   it("packs paragraphs into sections without splitting a paragraph that fits", () => {

@@ -13,6 +13,7 @@ import type {
   Provenance,
   ProvenanceSource,
 } from "@remram/contract";
+import { contactHandlingFor, privacyWithContacts } from "./contacts.js";
 import { redact } from "./redaction.js";
 
 export interface IngestDefaults {
@@ -81,31 +82,83 @@ export function provenanceKeyFor(event: IngestEvent, redactedContent: string): s
   }
 }
 
-/** Split text into runs of at most `size` words, keeping paragraph text in order. */
-export function splitWords(text: string, size: number): string[] {
-  const words = text.split(/\s+/).filter((word) => word !== "");
+/**
+ * What an item's id is derived from: its idempotency key within its scope and owner, so two owners' identical
+ * items (or a key two callers happen to choose alike) are two items, never one dropped as the other's duplicate.
+ * A derived knowledge key already names its owner and stays as it is, so the ids stored before this rule hold.
+ */
+export function identityKeyFor(event: IngestEvent, provenanceKey: string): string {
+  if (event.kind === "knowledge" && event.provenanceKey === undefined) return provenanceKey;
+  return `${event.scope}/${event.owner.userId ?? "-"}/${event.owner.householdId ?? "-"}|${provenanceKey}`;
+}
+
+/**
+ * Character bounds of chunks, so text without spaces (a 64 KB "word") still becomes chunks the contract accepts
+ * (≤ 16,000 characters) and retrieval never handles one huge passage: a longer word is cut into pieces, a passage
+ * or section closes early when the next word would pass its bound. Prose never comes near them.
+ */
+export const maxWordChars = 1_000;
+export const passageChars = 8_000;
+export const sectionChars = 16_000;
+
+/** `word` in pieces of at most `maxWordChars`, never between the halves of a surrogate pair. */
+function wordPieces(word: string): string[] {
+  if (word.length <= maxWordChars) return [word];
+  const pieces: string[] = [];
+  let start = 0;
+  while (start < word.length) {
+    let end = Math.min(word.length, start + maxWordChars);
+    if (end < word.length && /[\uDC00-\uDFFF]/.test(word.charAt(end))) end -= 1;
+    pieces.push(word.slice(start, end));
+    start = end;
+  }
+  return pieces;
+}
+
+/** Split text into runs of at most `size` words and `maxChars` characters, keeping paragraph text in order. */
+export function splitWords(text: string, size: number, maxChars = passageChars): string[] {
+  const words = text
+    .split(/\s+/)
+    .filter((word) => word !== "")
+    .flatMap(wordPieces);
   const parts: string[] = [];
-  for (let start = 0; start < words.length; start += size)
-    parts.push(words.slice(start, start + size).join(" "));
+  let current: string[] = [];
+  let chars = 0;
+  for (const word of words) {
+    if (current.length > 0 && (current.length >= size || chars + 1 + word.length > maxChars)) {
+      parts.push(current.join(" "));
+      current = [];
+      chars = 0;
+    }
+    chars += (current.length > 0 ? 1 : 0) + word.length;
+    current.push(word);
+  }
+  if (current.length > 0) parts.push(current.join(" "));
   return parts;
 }
 
-/** Sections: paragraphs (blank-line separated) packed greedily up to `size` words; long paragraphs are split. */
+/**
+ * Sections: paragraphs (blank-line separated) packed greedily up to `size` words and `sectionChars` characters;
+ * long paragraphs are split.
+ */
 export function splitSections(text: string, size: number): string[] {
   const paragraphs = text
     .split(/\n\s*\n/)
-    .flatMap((paragraph) => splitWords(paragraph, size))
+    .flatMap((paragraph) => splitWords(paragraph, size, sectionChars))
     .filter((paragraph) => paragraph !== "");
   const sections: string[] = [];
   let current: string[] = [];
   let count = 0;
+  let chars = 0;
   for (const paragraph of paragraphs) {
     const words = paragraph.split(" ").length;
-    if (count > 0 && count + words > size) {
+    if (count > 0 && (count + words > size || chars + 2 + paragraph.length > sectionChars)) {
       sections.push(current.join("\n\n"));
       current = [];
       count = 0;
+      chars = 0;
     }
+    chars += (current.length > 0 ? 2 : 0) + paragraph.length;
     current.push(paragraph);
     count += words;
   }
@@ -119,9 +172,12 @@ export function planIngest(events: readonly IngestEvent[], defaults: IngestDefau
 
 function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults): PlannedItem {
   let redactions = 0;
+  let contactsKept = 0;
+  const contacts = contactHandlingFor(event.scope);
   const clean = (text: string): string => {
-    const result = redact(text);
+    const result = redact(text, { contacts });
     redactions += result.total;
+    contactsKept += result.contactsKept;
     return result.text;
   };
   const consent: Consent = event.consent ?? { retrieval: true, agents: ["*"] };
@@ -133,6 +189,10 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
     consent,
     dimensions: normalizeDimensions(event.dimensions ?? {}),
   };
+  // Contact details kept in a user's own item make it private to them (contacts.ts); read after the texts are
+  // cleaned, which is why the objects below take `common` through this getter.
+  const governed = () =>
+    contactsKept > 0 ? { ...common, privacy: privacyWithContacts(common.privacy) } : common;
   const provenanceOf = (key: string, source: ProvenanceSource, tool?: string): Provenance => ({
     key,
     source,
@@ -148,8 +208,9 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
   if (event.kind === "knowledge") {
     const statement = clean(event.statement);
     const key = provenanceKeyFor(event, statement);
+    const idKey = identityKeyFor(event, key);
     const knowledge: KnowledgeObject = {
-      id: knowledgeIdFor(key),
+      id: knowledgeIdFor(idKey),
       statement,
       type: event.type,
       ...(event.claim !== undefined && {
@@ -160,7 +221,7 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
         },
       }),
       provenance: provenanceOf(key, event.source),
-      ...common,
+      ...governed(),
       confidence: event.confidence,
       reinforcementCount: 1,
       toolConfirmations: 0,
@@ -182,7 +243,7 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
 
   const chunkBase = (key: string, source: ProvenanceSource, tool?: string) => ({
     provenance: provenanceOf(key, source, tool),
-    ...common,
+    ...governed(),
     usageCount: 0,
     lastUsedAt: null,
     validity: { validFrom: observedAt, invalidAt: null },
@@ -192,6 +253,7 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
   if (event.kind === "tool_result" || event.kind === "turn") {
     const text = clean(event.kind === "turn" ? event.text : event.output);
     const key = provenanceKeyFor(event, text);
+    const idKey = identityKeyFor(event, key);
     const sourceId = event.kind === "turn" ? `turn:${event.sessionId ?? "-"}:${event.turnId}` : key;
     const base = chunkBase(
       key,
@@ -202,7 +264,7 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
     const passages = splitWords(text, passageWords);
     const chunks = passages.map(
       (passage, seq): Chunk => ({
-        id: chunkIdFor(key, "L2", seq),
+        id: chunkIdFor(idKey, "L2", seq),
         sourceId,
         sourceKind: event.kind,
         title,
@@ -210,8 +272,8 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
         seq,
         text: passage,
         parentId: null,
-        prevId: seq > 0 ? chunkIdFor(key, "L2", seq - 1) : null,
-        nextId: seq < passages.length - 1 ? chunkIdFor(key, "L2", seq + 1) : null,
+        prevId: seq > 0 ? chunkIdFor(idKey, "L2", seq - 1) : null,
+        nextId: seq < passages.length - 1 ? chunkIdFor(idKey, "L2", seq + 1) : null,
         confidence: chunkConfidence[event.kind],
         ...base,
       }),
@@ -221,7 +283,10 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
 
   const text = clean(event.text);
   const key = provenanceKeyFor(event, text);
+  const idKey = identityKeyFor(event, key);
   const title = event.title === undefined ? undefined : clean(event.title);
+  const summary =
+    event.summary === undefined ? (splitWords(text, leadWords)[0] ?? text) : clean(event.summary);
   const base = chunkBase(key, event.sourceKind === "artifact" ? "artifact" : "transcript");
   const identity = {
     sourceId: event.sourceId,
@@ -230,9 +295,7 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
     ...(event.path !== undefined && { path: event.path }),
     confidence: chunkConfidence[event.sourceKind],
   };
-  const summary =
-    event.summary === undefined ? (splitWords(text, leadWords)[0] ?? text) : clean(event.summary);
-  const l0Id = chunkIdFor(key, "L0", 0);
+  const l0Id = chunkIdFor(idKey, "L0", 0);
   const chunks: Chunk[] = [
     {
       id: l0Id,
@@ -252,27 +315,27 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
   );
   sections.forEach((section, seq) => {
     chunks.push({
-      id: chunkIdFor(key, "L1", seq),
+      id: chunkIdFor(idKey, "L1", seq),
       ...identity,
       level: "L1",
       seq,
       text: section,
       parentId: l0Id,
-      prevId: seq > 0 ? chunkIdFor(key, "L1", seq - 1) : null,
-      nextId: seq < sections.length - 1 ? chunkIdFor(key, "L1", seq + 1) : null,
+      prevId: seq > 0 ? chunkIdFor(idKey, "L1", seq - 1) : null,
+      nextId: seq < sections.length - 1 ? chunkIdFor(idKey, "L1", seq + 1) : null,
       ...base,
     });
   });
   passages.forEach(({ passage, sectionSeq }, seq) => {
     chunks.push({
-      id: chunkIdFor(key, "L2", seq),
+      id: chunkIdFor(idKey, "L2", seq),
       ...identity,
       level: "L2",
       seq,
       text: passage,
-      parentId: chunkIdFor(key, "L1", sectionSeq),
-      prevId: seq > 0 ? chunkIdFor(key, "L2", seq - 1) : null,
-      nextId: seq < passages.length - 1 ? chunkIdFor(key, "L2", seq + 1) : null,
+      parentId: chunkIdFor(idKey, "L1", sectionSeq),
+      prevId: seq > 0 ? chunkIdFor(idKey, "L2", seq - 1) : null,
+      nextId: seq < passages.length - 1 ? chunkIdFor(idKey, "L2", seq + 1) : null,
       ...base,
     });
   });

@@ -8,6 +8,7 @@ import {
   knowledgeVectorGate,
   privacyClause,
   scopeClause,
+  sensitivityClauses,
 } from "./policy.js";
 
 const policy = dimensionPolicy.parse({});
@@ -93,6 +94,16 @@ describe("the policy gate as OpenSearch filters", () => {
     );
     expect(gate).toContainEqual({ terms: { dimensionTags: ["person:ana", "person:bo"] } });
     expect(gate).toContainEqual({ terms: { dimensionTags: ["project:remram"] } });
+  });
+
+  it("keeps items holding contact details from a cloud model, and from a request that does not say", () => {
+    const cloud = { bool: { must_not: { term: { sensitivity: "contact" } } } };
+    expect(sensitivityClauses(undefined)).toEqual([cloud]);
+    expect(sensitivityClauses("cloud")).toEqual([cloud]);
+    expect(sensitivityClauses("local")).toEqual([]);
+    expect(knowledgeVectorGate({ principal, now }, policy)).toContainEqual(cloud);
+    expect(chunkGate({ principal, now, modelLocation: "cloud" }, policy)).toContainEqual(cloud);
+    expect(knowledgeGate({ principal, now, modelLocation: "local" }, policy)).not.toContainEqual(cloud);
   });
 
   it("keeps chunks out of a request restricted to knowledge types", () => {

@@ -13,6 +13,8 @@ export interface GateRequest {
   types?: readonly KnowledgeType[] | undefined;
   minConfidence?: number | undefined;
   dimensionFilters?: Record<string, readonly string[]> | undefined;
+  /** Where the model the bundle goes to runs; unknown counts as cloud. */
+  modelLocation?: "local" | "cloud" | undefined;
 }
 
 /** Scope and ownership: own user items, the own household's items, shared items — as far as policy allows. */
@@ -78,6 +80,15 @@ export function validityClauses(now: string): FilterClause[] {
   ];
 }
 
+/**
+ * Sensitivity: items holding contact details (a user's own, kept private) never go to a model in the cloud; a run
+ * on a local model sees them under the usual scope and privacy rules.
+ */
+export function sensitivityClauses(modelLocation: GateRequest["modelLocation"]): FilterClause[] {
+  if (modelLocation === "local") return [];
+  return [{ bool: { must_not: { term: { sensitivity: "contact" } } } }];
+}
+
 export function dimensionFilterClauses(
   filters: Record<string, readonly string[]> | undefined,
 ): FilterClause[] {
@@ -104,13 +115,14 @@ export function confidenceClause(request: GateRequest, policy: DimensionPolicy):
   return { range: { confidence: { gte: effectiveMinConfidence(request, policy) } } };
 }
 
-/** Clauses every index shares but the confidence floor: scope, privacy, consent, validity, dimension filters. */
+/** Clauses every index shares but the confidence floor: scope, privacy, consent, validity, sensitivity, dimensions. */
 function stableClauses(request: GateRequest, policy: DimensionPolicy): FilterClause[] {
   return [
     scopeClause(request.principal, policy),
     privacyClause(request.principal, policy),
     ...consentClauses(request.principal),
     ...validityClauses(request.now),
+    ...sensitivityClauses(request.modelLocation),
     ...dimensionFilterClauses(request.dimensionFilters),
   ];
 }

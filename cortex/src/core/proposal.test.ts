@@ -161,3 +161,19 @@ describe("rendering and proposals", () => {
     ).toHaveLength(2);
   });
 });
+
+describe("redacted proposals", () => {
+  it("never puts a credential, card number or contact detail into an artifact, its title or its diff", () => {
+    const leaky = strong("k9", "Backups go to s3 with AWS key AKIAABCDEFGHIJKLMNOP; owner bo@example.com");
+    const current = '---\ntitle: "old"\n---\n\n- the admin password is Hunter2!\n';
+    const draft = draftProposal("artifacts/a.md", "Constraints (user bo@example.com)", [leaky], current);
+    for (const text of [draft.content, draft.title, draft.diff]) {
+      expect(text).not.toContain("AKIAABCDEFGHIJKLMNOP");
+      expect(text).not.toContain("bo@example.com");
+      expect(text).not.toContain("Hunter2!");
+    }
+    expect(draft.content).toContain("AWS key <TOKEN>; owner <EMAIL>");
+    expect(draft.proposedDigest).toBe(sha256Digest(draft.content));
+    expect(draft.baseDigest).toBe(sha256Digest(current));
+  });
+});

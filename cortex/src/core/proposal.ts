@@ -1,6 +1,7 @@
 import { createTwoFilesPatch } from "diff";
 import { sha256Digest } from "./digest.js";
 import { isLive, type KnowledgeType, type MaturingObject, type Scope } from "./knowledge.js";
+import { redactText } from "./redaction.js";
 
 /**
  * Artifact proposals (seed 000 §4.9, §5.8): validated knowledge rendered as Markdown at a workspace-relative
@@ -169,7 +170,9 @@ export function draftProposal(
   objects: readonly MaturingObject[],
   current: string | undefined,
 ): ProposalDraft {
-  const content = renderArtifact(title, objects);
+  // Artifacts land in git and in the agent's read-only workspace, whatever model reads them and whoever shares
+  // the scope: no credential, card number or contact detail goes in (promotion refuses content that has one).
+  const content = redactText(renderArtifact(title, objects));
   const proposedDigest = sha256Digest(content);
   const sourceIds = objects.map((o) => o.id).sort();
   const confidence = objects.reduce((sum, o) => sum + o.confidence, 0) / Math.max(1, objects.length);
@@ -178,11 +181,12 @@ export function draftProposal(
   return {
     id: proposalId(path, proposedDigest),
     artifactPath: path,
-    title,
+    title: redactText(title),
     content,
     baseDigest: current === undefined ? undefined : sha256Digest(current),
     proposedDigest,
-    diff: unifiedDiff(path, current, content),
+    // The current file may predate redaction; its removed lines must not carry live values into the record.
+    diff: redactText(unifiedDiff(path, current, content)),
     sourceKnowledgeIds: sourceIds,
     confidence: Number(confidence.toFixed(4)),
     rationale: `${added.length} entr${added.length === 1 ? "y" : "ies"} added, ${removed.length} retired: ${[

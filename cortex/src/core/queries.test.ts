@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { knnScoreFloor, normalizeHints, planSearches, rankingClock, signalHits } from "./queries.js";
+import {
+  knnScoreFloor,
+  lexicalQueryText,
+  maxQueryTerms,
+  normalizeHints,
+  planSearches,
+  rankingClock,
+  signalHits,
+} from "./queries.js";
 
 const gate = [{ term: { status: "active" } }, { range: { confidence: { gte: 0.2 } } }];
 const vectorGate = [{ term: { status: "active" } }];
@@ -85,5 +93,14 @@ describe("the search plan of one retrieval", () => {
 
   it("ranks against the hour, so calls within it see the same recency", () => {
     expect(rankingClock(new Date("2026-11-22T18:59:59.999Z"))).toBe("2026-11-22T18:00:00.000Z");
+  });
+
+  it("keeps a BM25 query within OpenSearch's clause limit, however many terms the request has", () => {
+    expect(lexicalQueryText("where is the boat")).toBe("where is the boat");
+    expect(lexicalQueryText("1 ".repeat(4_000))).toBe("1");
+    expect(lexicalQueryText("x-".repeat(4_000))).toBe("x");
+    const many = Array.from({ length: 2_000 }, (_, i) => `w${i}`).join(" ");
+    expect(lexicalQueryText(many).split(" ")).toHaveLength(maxQueryTerms);
+    expect(lexicalQueryText("中".repeat(500) + "文".repeat(500))).toBe("中 文");
   });
 });

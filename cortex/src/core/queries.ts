@@ -52,8 +52,27 @@ function facetClause(hints: readonly string[]): FilterClause {
   };
 }
 
+/** Most terms one BM25 query carries: OpenSearch refuses more than 1024 clauses (terms × the two fields). */
+export const maxQueryTerms = 400;
+
+/** Terms roughly as the standard tokenizer cuts them: ideographs and emoji one by one, else letter/digit runs. */
+const queryTerms =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Extended_Pictographic}]|[\p{L}\p{N}\p{M}_]+/gu;
+
+/**
+ * The text the BM25 searches look for: the request as given, or, when it has more terms than a query may carry,
+ * its first distinct terms. Otherwise a pasted log or 8,000 characters of "1 1 1" fail both lexical searches and
+ * the answer has no lexical results at all.
+ */
+export function lexicalQueryText(text: string): string {
+  const terms = text.match(queryTerms) ?? [];
+  if (terms.length <= maxQueryTerms) return text;
+  return [...new Set(terms.map((term) => term.toLowerCase()))].slice(0, maxQueryTerms).join(" ");
+}
+
 export function planSearches(input: SearchPlanInput): PlannedSearch[] {
   const searches: PlannedSearch[] = [];
+  const lexicalText = lexicalQueryText(input.requestText);
   const targets: {
     kind: ItemKind;
     index: string;
@@ -89,7 +108,7 @@ export function planSearches(input: SearchPlanInput): PlannedSearch[] {
         ...common,
         query: {
           bool: {
-            must: { multi_match: { query: input.requestText, fields: target.fields, type: "best_fields" } },
+            must: { multi_match: { query: lexicalText, fields: target.fields, type: "best_fields" } },
             filter: target.gate,
           },
         },

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { containsContact, privacyWithContacts } from "./contacts.js";
 import { redact } from "./redaction.js";
+import { isSecretWebhook, luhnValid } from "./secret-rules.js";
 
 describe("redaction before storage", () => {
   it.each([
@@ -15,6 +17,31 @@ describe("redaction before storage", () => {
     ["https://admin:pa55@db.example/x", "https://<USER>:<PASSWORD>@db.example/x", "url-credentials"],
     ["subject CN=moltbox-client, O=home", "subject CN=<CLIENT_CERT_CN>, O=home", "cert-cn"],
     ["key AKIAABCDEFGHIJKLMNOP here", "key <TOKEN> here", "vendor-token"],
+    ["my password is hunter2.", "my password is <PASSWORD>.", "prose-secret"],
+    [
+      "the wifi password is 'correct horse battery staple'",
+      "the wifi password is '<PASSWORD>'",
+      "prose-secret",
+    ],
+    ["Das Passwort ist Sommer2024", "Das Passwort ist <PASSWORD>", "prose-secret"],
+    ["my api key is abcd1234efgh5678", "my api key is <REDACTED>", "prose-secret"],
+    ["Cookie: sessionid=abc123; csrftoken=xyz", "Cookie: <COOKIE>", "cookie"],
+    ["Set-Cookie: id=a3fWa; Path=/; Secure", "Set-Cookie: <COOKIE>", "cookie"],
+    ["PHPSESSID=298zf09hf012fh2", "PHPSESSID=<SESSION_ID>", "session-id"],
+    ["https://shop.example/cart?sid=8f2a9c7d1e", "https://shop.example/cart?sid=<SESSION_ID>", "session-id"],
+    ["card 4111 1111 1111 1111 exp 12/26", "card <CARD_NUMBER> exp 12/26", "card-number"],
+    ["amex 3782-822463-10005.", "amex <CARD_NUMBER>.", "card-number"],
+    ["pay 4111111111111111 now", "pay <CARD_NUMBER> now", "card-number"],
+    [
+      "post to https://hooks.slack.com/services/T0000000/B0000000/XXXXXXXXXXXXXXXXXXXXXXXX now",
+      "post to <WEBHOOK_URL> now",
+      "webhook-url",
+    ],
+    ["https://ci.example.com/hooks/a1b2c3d4e5f6g7h8i9j0", "<WEBHOOK_URL>", "webhook-url"],
+    ["mail alice@example.com today", "mail <EMAIL> today", "email"],
+    ["call +49 170 1234567 or (555) 123-4567", "call <PHONE> or <PHONE>", "phone"],
+    ["phone: 5551234", "phone: <PHONE>", "phone"],
+    ["token AIzaT5wFHYQFuoo_GsUBpvuYATaae-wGXbP0Gu- end", "token <TOKEN> end", "vendor-token"],
   ])("rewrites %j to %j", (input, expected, rule) => {
     const result = redact(input);
     expect(result.text).toBe(expected);
@@ -52,5 +79,40 @@ describe("redaction before storage", () => {
     const result = redact(text);
     expect(result.text).toBe("user said hi\n\nthanks");
     expect(result.counts["injected-bundle"]).toBe(1);
+  });
+
+  it.each([
+    "The password is required and the token is expired.",
+    "I baked a cookie: chocolate chip",
+    "the card 4111 1111 1111 1112 fails its checksum",
+    "ISBN 978-3-16-148410-0, order 112-3456789-1234567, at 1718000000000 ms",
+    "logged at 2024-01-15T10:30:00.123456789+02:00 for $1,234.56",
+    "clone git@github.com:org/repo.git; see https://github.com/org/repo/settings/hooks",
+    "released 15.01.2024 at 12:30:45 as version 10.0.19045",
+  ])("keeps ordinary text: %j", (text) => {
+    expect(redact(text)).toEqual({ text, counts: {}, total: 0, contactsKept: 0 });
+  });
+
+  it("keeps contact details only when asked to, and counts them", () => {
+    const text = "reach Ana at ana@example.com or +49 170 1234567";
+    const kept = redact(text, { contacts: "keep" });
+    expect(kept).toMatchObject({ text, total: 0, contactsKept: 2 });
+    expect(redact(text).text).toBe("reach Ana at <EMAIL> or <PHONE>");
+    expect(containsContact("no details here", text)).toBe(true);
+    expect(containsContact("order 112-3456789-1234567")).toBe(false);
+  });
+
+  it("raises the privacy of an item holding contact details to at least private", () => {
+    expect(privacyWithContacts("public")).toBe("private");
+    expect(privacyWithContacts("household")).toBe("private");
+    expect(privacyWithContacts("private")).toBe("private");
+    expect(privacyWithContacts("secret")).toBe("secret");
+  });
+
+  it("checks card numbers with Luhn and webhooks by host or secret path part", () => {
+    expect(luhnValid("4111111111111111")).toBe(true);
+    expect(luhnValid("4111111111111112")).toBe(false);
+    expect(isSecretWebhook("https://discord.com/api/webhooks/1/abc")).toBe(true);
+    expect(isSecretWebhook("https://example.com/hooks/readme")).toBe(false);
   });
 });

@@ -12,9 +12,8 @@ import { buildApp } from "../app.js";
 import { cortexConfig } from "../config.js";
 import { maturationIndices } from "../knowledge/records.js";
 import { maturationPlugin } from "../maturation.js";
+import { bearer, headersFor, testCredentials } from "../testing/callers.js";
 
-const token = "maturation-test-token-0123456789";
-const headers = { authorization: `Bearer ${token}` };
 const alice = { userId: "alice", householdId: "h1", agentId: "main" };
 const aliceScope = { kind: "user", ownerIds: ["alice"] };
 const household = { kind: "household", ownerIds: ["h1"] };
@@ -27,7 +26,7 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
   let now = day(0);
 
   const post = async (url: string, payload: Record<string, unknown>) =>
-    app.inject({ method: "POST", url, headers, payload });
+    app.inject({ method: "POST", url, headers: headersFor("POST", url), payload });
   const reflect = async (sessionId: string, delta: Record<string, unknown>) => {
     const response = await post("/reflect", { principal: alice, sessionId, ...delta });
     expect(response.statusCode, response.body).toBe(200);
@@ -70,7 +69,7 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
     workspace = await mkdtemp(join(tmpdir(), "remram-workspace-"));
     archiveDir = await mkdtemp(join(tmpdir(), "remram-archive-"));
     const config = cortexConfig.parse({
-      token,
+      credentials: testCredentials,
       opensearchUrl: testbed.opensearch.url,
       ...(testbed.ollama && { ollamaUrl: testbed.ollama.url, embedModel: testbed.ollama.embedModel }),
       indexPrefix: `it-mat-${randomBytes(4).toString("hex")}`,
@@ -202,7 +201,11 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
     });
     expect(principle?.links).toEqual([{ rel: "evidence", targetId: constraint.id }]);
 
-    const stored = await app.inject({ method: "GET", url: `/dream/${report.cycleId}`, headers });
+    const stored = await app.inject({
+      method: "GET",
+      url: `/dream/${report.cycleId}`,
+      headers: headersFor("GET", `/dream/${report.cycleId}`),
+    });
     expect(stored.json()).toMatchObject({ cycleId: report.cycleId, counts: report.counts });
 
     // Weeks later the recurring knowledge is reaffirmed; the one-off remark is not.
@@ -230,7 +233,11 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
   });
 
   it("lists a proposal whose diff reads well, promotes it into git once, and answers the same commit again", async () => {
-    const listed = await app.inject({ method: "GET", url: "/proposals?status=pending", headers });
+    const listed = await app.inject({
+      method: "GET",
+      url: "/proposals?status=pending",
+      headers: headersFor("GET", "/proposals?status=pending"),
+    });
     const { proposals } = listed.json<{
       proposals: { id: string; artifactPath: string; diff: string; proposedDigest: string }[];
     }>();
@@ -275,7 +282,13 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
     await reflect("s6", { items: [kept] });
     expect((await post("/dream", {})).statusCode).toBe(200);
     const pending = async () =>
-      (await app.inject({ method: "GET", url: "/proposals?status=pending", headers }))
+      (
+        await app.inject({
+          method: "GET",
+          url: "/proposals?status=pending",
+          headers: headersFor("GET", "/proposals?status=pending"),
+        })
+      )
         .json<{ proposals: { id: string; artifactPath: string }[] }>()
         .proposals.filter((p) => p.artifactPath === "artifacts/households/h1/facts.md");
     const [proposal] = await pending();
@@ -303,7 +316,11 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
     const ran = (a.statusCode === 200 ? a : b).json<{ cycleId: string }>();
     const refused = (a.statusCode === 409 ? a : b).json<{ cycleId: string }>();
     expect(refused.cycleId).toBe(ran.cycleId);
-    const status = await app.inject({ method: "GET", url: "/dream/status", headers });
+    const status = await app.inject({
+      method: "GET",
+      url: "/dream/status",
+      headers: headersFor("GET", "/dream/status"),
+    });
     expect(status.json()).toEqual({ running: false });
     const metrics = await app.cortex.metrics.registry.metrics();
     expect(metrics).toMatch(/cortex_dream_cycle_duration_seconds_count\{outcome="succeeded"\} 5\n/);
@@ -391,13 +408,17 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
     const own = await app.inject({
       method: "GET",
       url: `/archive/${hash}?userId=alice&agentId=main`,
-      headers,
+      headers: bearer("gateway"),
     });
     expect(own.statusCode).toBe(200);
     expect(
       own.json<{ document: { messages: { content: string }[] } }>().document.messages[0]?.content,
     ).toContain("vegetable");
-    const bob = await app.inject({ method: "GET", url: `/archive/${hash}?userId=bob&agentId=main`, headers });
+    const bob = await app.inject({
+      method: "GET",
+      url: `/archive/${hash}?userId=bob&agentId=main`,
+      headers: headersFor("GET", `/archive/${hash}?userId=bob&agentId=main`),
+    });
     expect(bob.statusCode).toBe(403);
     expect(bob.json<{ message: string }>().message).toContain("owners");
 
@@ -406,10 +427,14 @@ describe("reflection, dream, promotion and archive on a real OpenSearch and a re
     const tampered = await app.inject({
       method: "GET",
       url: `/archive/${hash}?userId=alice&agentId=main`,
-      headers,
+      headers: bearer("gateway"),
     });
     expect(tampered.statusCode).toBe(500);
-    const verify = await app.inject({ method: "GET", url: "/archive/verify", headers });
+    const verify = await app.inject({
+      method: "GET",
+      url: "/archive/verify",
+      headers: headersFor("GET", "/archive/verify"),
+    });
     expect(verify.json()).toMatchObject({ checked: 1, corrupt: [{ hash }] });
   });
 

@@ -10,9 +10,8 @@ import { buildApp } from "../app.js";
 import { cortexConfig } from "../config.js";
 import { maturationIndices } from "../knowledge/records.js";
 import { maturationPlugin } from "../maturation.js";
+import { bearer, headersFor, testCredentials } from "../testing/callers.js";
 
-const token = "neighbour-graph-test-token-0123456789";
-const headers = { authorization: `Bearer ${token}` };
 const alice = { userId: "alice", householdId: "h1", agentId: "main" };
 const aliceScope = { kind: "user", ownerIds: ["alice"] };
 const day = (n: number) => new Date(Date.UTC(2026, 4, 1, 9) + n * 86_400_000).toISOString();
@@ -33,7 +32,7 @@ describe("dream's neighbour graph with real embeddings", () => {
   const start = async (model: boolean) => {
     const app = await buildApp({
       config: cortexConfig.parse({
-        token,
+        credentials: testCredentials,
         opensearchUrl: opensearch.url,
         ...(model && { ollamaUrl: ollama.url, embedModel: ollama.embedModel, embedTimeoutMs: 20_000 }),
         indexPrefix: prefix,
@@ -54,7 +53,7 @@ describe("dream's neighbour graph with real embeddings", () => {
     return app;
   };
   const post = async <T>(app: FastifyInstance, url: string, payload: Record<string, unknown>): Promise<T> => {
-    const response = await app.inject({ method: "POST", url, headers, payload });
+    const response = await app.inject({ method: "POST", url, headers: headersFor("POST", url), payload });
     expect(response.statusCode, response.body).toBe(200);
     return response.json<T>();
   };
@@ -157,7 +156,7 @@ describe("dream's neighbour graph with real embeddings", () => {
     const response = await withModel.inject({
       method: "POST",
       url: "/retrieve",
-      headers,
+      headers: bearer("gateway"),
       payload: {
         principal: alice,
         requestText: "where is the extra door key?",

@@ -1,5 +1,6 @@
 import { type DreamReportResponse, routes } from "@remram/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { routeOptions } from "../auth.js";
 import { conflict, notFound } from "../http-errors.js";
 import { getRecord, type MaturationIndices } from "../knowledge/records.js";
 import type { DreamReport } from "./cycle.js";
@@ -19,7 +20,7 @@ export function dreamRoutes(
   indices: () => Promise<MaturationIndices>,
 ): FastifyPluginAsyncZod {
   return async (app) => {
-    app.post(routes.dream.url, { schema: routes.dream.schema }, async (request) => {
+    app.post(routes.dream.url, routeOptions(routes.dream), async (request) => {
       try {
         const { report } = runner.run(request.body);
         return withRunId(await report);
@@ -29,12 +30,12 @@ export function dreamRoutes(
       }
     });
 
-    app.get(routes.dreamStatus.url, { schema: routes.dreamStatus.schema }, async () => {
+    app.get(routes.dreamStatus.url, routeOptions(routes.dreamStatus), async () => {
       const status = runner.status();
       return status === null ? { running: false } : { running: true, ...status };
     });
 
-    app.get(routes.dreamReport.url, { schema: routes.dreamReport.schema }, async (request, reply) => {
+    app.get(routes.dreamReport.url, routeOptions(routes.dreamReport), async (request, reply) => {
       const status = runner.status();
       if (status?.cycleId === request.params.cycleId)
         return reply.code(202).send({ running: true, ...status });

@@ -1,10 +1,11 @@
 import { ingestLimits, routes } from "@remram/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { routeOptions } from "../auth.js";
 import { payloadTooLarge } from "../http-errors.js";
 import { ingest } from "./service.js";
 
 export const ingestRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.post(routes.ingest.url, { schema: routes.ingest.schema }, async (request) => {
+  app.post(routes.ingest.url, routeOptions(routes.ingest), async (request) => {
     const { cortex } = app;
     if (request.body.events.length > ingestLimits.maxEvents) {
       throw payloadTooLarge(

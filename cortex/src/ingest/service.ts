@@ -8,6 +8,8 @@ import type {
   KnowledgeObject,
 } from "@remram/contract";
 import { planIngest } from "../core/ingest-plan.js";
+import { gone } from "../http-errors.js";
+import { refusalMessage, refusedWrites } from "../knowledge/tombstones.js";
 import type { CortexMetrics } from "../metrics.js";
 import type { CortexStore } from "../store/client.js";
 import { recordCandidateDimensions } from "../store/counters.js";
@@ -27,6 +29,17 @@ export interface IngestDeps {
 export async function ingest(deps: IngestDeps, request: IngestRequest, now: Date): Promise<IngestResponse> {
   const policy = deps.policy();
   const nowIso = now.toISOString();
+  // An erased person's data observed before the erasure (a late queue flush) is refused whole: the hooks then
+  // resend the batch one event at a time, so the other events still go in.
+  const refused = await refusedWrites(
+    deps.store,
+    request.events.flatMap((event, index) =>
+      event.owner.userId === undefined
+        ? []
+        : [{ userId: event.owner.userId, observedAt: event.observedAt ?? nowIso, at: `events.${index}` }],
+    ),
+  );
+  if (refused.length > 0) throw gone(refusalMessage(refused));
   const planned = planIngest(request.events, { privacy: policy.privacy.defaultLevel, now: nowIso });
 
   // Each distinct id once; a repeat inside the batch is a duplicate of its first occurrence.

@@ -39,6 +39,7 @@ const recordsMapping = {
     state: keyword,
     artifactPath: keyword,
     cycleId: keyword,
+    subject: keyword,
     createdAt: date,
     updatedAt: date,
   },
@@ -57,6 +58,7 @@ const archiveMapping = {
     reinforcementCount: { type: "integer" },
     lastAccessedAt: date,
     ownerIds: keyword,
+    authorIds: keyword,
     privacy: keyword,
     allowRecall: { type: "boolean" },
     sourceSession: keyword,
@@ -83,6 +85,9 @@ export async function ensureMaturationIndices(store: CortexStore): Promise<Matur
     const exists = await request(store, "HEAD", `/${index}`, undefined, { ignore: [404] });
     if (exists.statusCode === 404) {
       await request(store, "PUT", `/${index}`, { settings, mappings }, { ignore: [400], retries: 2 });
+    } else {
+      // Fields added since the index was made (additive only, so putting the mapping again changes nothing else).
+      await request(store, "PUT", `/${index}/_mapping`, mappings, { retries: 2 });
     }
   }
   return indices;
@@ -100,6 +105,8 @@ export interface StoredRecord<T> {
   kind: RecordKind;
   id: string;
   state?: string | undefined;
+  /** The erasure subject (core/erasure.ts) of the person a record is about, where it names nobody's items. */
+  subject?: string | undefined;
   createdAt: string;
   updatedAt: string;
   body: T;

@@ -4,7 +4,7 @@ import { normaliseClaimPart } from "../core/knowledge.js";
 import { type CortexStore, request } from "../store/client.js";
 import { gateChanged, knowledgeDocument, knowledgeWriteLines, vectorGateFields } from "../store/documents.js";
 import { multiSearch, scanDocuments } from "../store/reads.js";
-import { type BulkItemResult, bulk } from "../store/writes.js";
+import { type BulkItemResult, bulk, bulkFailure } from "../store/writes.js";
 
 /**
  * The knowledge-index side of reflection and dream: candidate lookups (same claim, nearest neighbours in one
@@ -283,8 +283,9 @@ export async function writeObjects(
     }
   }
   if (failures.length > 0) {
-    throw new Error(
+    throw bulkFailure(
       `knowledge write failed for ${failures.length} object(s): ${failures[0]?.error?.reason ?? ""}`,
+      failures,
     );
   }
 

@@ -33,6 +33,11 @@ export class UsageTracker {
     }
   }
 
+  /** Drop the counts of erased items: a flush would only fail on documents that are gone. */
+  forget(ids: Iterable<string>): void {
+    for (const id of ids) this.pending.delete(id);
+  }
+
   pendingCount(): number {
     return this.pending.size;
   }

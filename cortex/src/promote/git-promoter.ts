@@ -1,9 +1,12 @@
-import { randomBytes } from "node:crypto";
 import { type Dirent, mkdirSync, realpathSync } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
-import { dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { type SimpleGit, simpleGit } from "simple-git";
 import { sha256Digest } from "../core/digest.js";
+import { type ErasedContent, scrubArtifact, scrubLines } from "../core/erasure.js";
+import { redactText } from "../core/redaction.js";
+import { writeAtomically } from "./atomic-write.js";
+import { HistoryRewrite, type HistoryScrub, type RewriteResult } from "./history-rewrite.js";
 
 /**
  * Promotion of an approved proposal into the workspace git repository (seed 000 §3.3.6, §6.2 /promote):
@@ -82,25 +85,6 @@ async function readIfExists(path: string): Promise<Buffer | undefined> {
   }
 }
 
-/** Replace a file's content atomically (rename over it), syncing first so a crash leaves old or new bytes. */
-async function writeAtomically(path: string, content: Uint8Array | string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${randomBytes(6).toString("hex")}.remram-tmp`;
-  const handle = await open(temporary, "wx");
-  try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
-}
-
 /** Lock files git leaves when killed mid-command; under .git, besides any `*.lock` below .git/refs. */
 const gitLockFiles = ["index.lock", "HEAD.lock", "ORIG_HEAD.lock", "config.lock", "packed-refs.lock"];
 
@@ -130,8 +114,27 @@ function safeDirectories(repoDir: string): string[] {
   return [...new Set([absolute, realpathSync(absolute)])];
 }
 
+/** Files larger than this are not artifacts and are left to the history as they are. */
+const maxScrubbedBytes = 4 * 1024 * 1024;
+
+/** The erasure's scrub of blobs and messages: artifacts lose the person's entries, text files their statements. */
+export function erasureScrub(erased: ErasedContent): HistoryScrub {
+  return {
+    blob(content) {
+      if (content.length > maxScrubbedBytes) return undefined;
+      const text = content.toString("utf8");
+      if (!Buffer.from(text, "utf8").equals(content)) return undefined; // not UTF-8 text
+      const scrubbed = scrubArtifact(text, erased);
+      if (scrubbed.outcome === "unchanged") return undefined;
+      return scrubbed.outcome === "deleted" ? "deleted" : Buffer.from(scrubbed.content, "utf8");
+    },
+    message: (message) => scrubLines(message, erased.phrases).text,
+  };
+}
+
 export class GitPromoter {
   private readonly git: SimpleGit;
+  private readonly gitConfig: string[];
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -140,21 +143,22 @@ export class GitPromoter {
   ) {
     // simple-git needs an existing folder; on a fresh volume Cortex's repository folder is not there yet.
     mkdirSync(repoDir, { recursive: true });
+    // Per-command config (git's "command" scope), never written to the repository:
+    // - safe.directory: the folder may belong to another uid than Cortex's (a volume's subPath that kubelet
+    //   created as root, a claim written by an earlier pod under another uid), and git refuses to work in a
+    //   repository it deems of dubious ownership. safe.directory counts only in protected configuration
+    //   (system, global, command); the command scope is the one Cortex owns without a writable HOME, and it
+    //   trusts this repository only. (GIT_CONFIG_COUNT is the same scope, but simple-git refuses it.)
+    // - the identity, the same for author and committer.
+    this.gitConfig = [
+      ...safeDirectories(repoDir).map((directory) => `safe.directory=${directory}`),
+      `user.name=${author.name}`,
+      `user.email=${author.email}`,
+      "commit.gpgSign=false",
+    ];
     this.git = simpleGit({
       baseDir: repoDir,
-      // Per-command config (git's "command" scope), never written to the repository:
-      // - safe.directory: the folder may belong to another uid than Cortex's (a volume's subPath that kubelet
-      //   created as root, a claim written by an earlier pod under another uid), and git refuses to work in a
-      //   repository it deems of dubious ownership. safe.directory counts only in protected configuration
-      //   (system, global, command); the command scope is the one Cortex owns without a writable HOME, and it
-      //   trusts this repository only. (GIT_CONFIG_COUNT is the same scope, but simple-git refuses it.)
-      // - the identity, the same for author and committer.
-      config: [
-        ...safeDirectories(repoDir).map((directory) => `safe.directory=${directory}`),
-        `user.name=${author.name}`,
-        `user.email=${author.email}`,
-        "commit.gpgSign=false",
-      ],
+      config: this.gitConfig,
     });
   }
 
@@ -241,6 +245,21 @@ export class GitPromoter {
   }
 
   /**
+   * Erase content from the repository: its whole history, index and working tree (history-rewrite.ts), between
+   * promotions, after rolling back one a crash interrupted (its journal holds a file's old bytes).
+   */
+  erase(erased: ErasedContent): Promise<RewriteResult> {
+    return this.serialised(async () => {
+      await this.recover();
+      if ((await readIfExists(join(this.repoDir, ".git", "HEAD"))) === undefined) {
+        const nothing = { commitsRewritten: 0, commitsDropped: 0, blobsRewritten: 0, refsUpdated: 0 };
+        return { ...nothing, workspace: new Map(), commits: new Map() };
+      }
+      return HistoryRewrite.run(this.repoDir, this.gitConfig, erasureScrub(erased));
+    });
+  }
+
+  /**
    * Promote an approved proposal. Checks, in order: the approval matches the proposal (expectedDigest, base);
    * an earlier call already committed it (→ the same commit id, nothing written); the file still has the
    * proposal's base digest and no uncommitted edits (else conflict). Then writes, commits and runs
@@ -267,6 +286,12 @@ export class GitPromoter {
       if (sha256Digest(proposal.content) !== proposal.proposedDigest) {
         throw new PromotionConflictError(
           `proposal ${proposal.id} content does not match its proposed digest`,
+        );
+      }
+      // Proposals are drafted redacted; one drafted before that (or tampered with) never reaches git.
+      if (redactText(proposal.content) !== proposal.content) {
+        throw new PromotionConflictError(
+          `proposal ${proposal.id} holds credentials, card numbers or contact details; a new dream cycle drafts it redacted`,
         );
       }
       const earlier = await this.findPromotionCommit(proposal.id);

@@ -109,8 +109,38 @@ export function listProposals(
   );
 }
 
-/** Commit an approved proposal once; a second call for a promoted one answers its commit. */
+/**
+ * Promotion and denial of one proposal run one at a time, each reading the state the other left, so an acknowledged
+ * denial is never overwritten by a promotion racing it (the fuzzer found that race). In process is enough: Cortex
+ * is the only writer of proposals, one replica, replaced with Recreate.
+ */
+const decisionTails = new Map<string, Promise<unknown>>();
+
+function oneDecisionAtATime<T>(proposalId: string, decide: () => Promise<T>): Promise<T> {
+  const previous = decisionTails.get(proposalId) ?? Promise.resolve();
+  const run = previous.then(decide, decide);
+  const tail = run.catch(() => undefined);
+  decisionTails.set(proposalId, tail);
+  void tail.then(() => {
+    if (decisionTails.get(proposalId) === tail) decisionTails.delete(proposalId);
+  });
+  return run;
+}
+
+/**
+ * Commit an approved proposal once: only a pending one is promoted. A second call for a promoted one answers its
+ * commit and commits nothing (the operator retries after a lost answer); a denied or superseded one is a 409.
+ */
 export async function promoteProposal(
+  context: CortexContext,
+  indices: MaturationIndices,
+  git: () => Promise<GitPromoter>,
+  approval: PromoteRequest,
+): Promise<PromoteResponse> {
+  return oneDecisionAtATime(approval.proposalId, () => promoteNow(context, indices, git, approval));
+}
+
+async function promoteNow(
   context: CortexContext,
   indices: MaturationIndices,
   git: () => Promise<GitPromoter>,
@@ -122,7 +152,8 @@ export async function promoteProposal(
   if (record.state === "promoted" && record.body.promotion) {
     return { commitId: record.body.promotion.commitId, alreadyPromoted: true };
   }
-  if (record.state !== "pending") throw conflict(`proposal ${record.id} is ${record.state}`);
+  if (record.state !== "pending")
+    throw conflict(`proposal ${record.id} is ${record.state}: only a pending proposal can be promoted`);
   try {
     return await (await git()).promote(
       {
@@ -160,6 +191,15 @@ export async function promoteProposal(
 
 /** Deny a pending proposal; its id is kept, so the same change is never proposed again. */
 export async function denyProposal(
+  context: CortexContext,
+  indices: MaturationIndices,
+  id: string,
+  denial: { deniedBy: string; reason?: string | undefined },
+): Promise<Proposal> {
+  return oneDecisionAtATime(id, () => denyNow(context, indices, id, denial));
+}
+
+async function denyNow(
   context: CortexContext,
   indices: MaturationIndices,
   id: string,

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { MaturingObject } from "../core/knowledge.js";
 import type { Neighbour } from "../core/match.js";
 import { knowledgeObject } from "../testing/fixtures.js";
-import { planReflection, type ReflectionContext } from "./plan.js";
+import { planReflection, type ReflectionContext, redactDelta } from "./plan.js";
 
 const now = "2026-03-01T12:00:00.000Z";
 const alice = { kind: "user" as const, ownerIds: ["alice"] };
@@ -221,5 +221,39 @@ describe("reflection delta schema", () => {
       items: [{ type: "fact", statement: "x", scope: alice, sourceTurnIds: [] }],
     });
     expect(result.error?.issues[0]?.path).toEqual(["items", 0, "sourceTurnIds"]);
+  });
+
+  it("redacts a delta before anything matches or stores it: credentials everywhere, contacts outside user scope", () => {
+    const household = { kind: "household" as const, ownerIds: ["h1"] };
+    const clean = redactDelta(
+      delta({
+        items: [
+          { ...teaItem, statement: "Alice's gym login password is Lift2024!", claim: undefined },
+          { ...teaItem, statement: "Alice's GP: dr.meyer@example.com", claim: undefined },
+          { ...teaItem, statement: "The plumber is on 0170 1234567", scope: household, claim: undefined },
+        ],
+        corrections: [
+          {
+            statement: "card 4111 1111 1111 1111 is old",
+            scope: alice,
+            sourceTurnIds: ["t1"],
+            replacement: {
+              ...teaItem,
+              claim: { subject: "alice", predicate: "card", object: "5555555555554444" },
+            },
+          },
+        ],
+        candidateDimensions: [{ name: "wifi", value: "password: s3cret!", sourceTurnIds: ["t1"] }],
+      }),
+      "household",
+    );
+    expect(clean.items.map((item) => [item.statement, item.privacy])).toEqual([
+      ["Alice's gym login password is <PASSWORD>", undefined],
+      ["Alice's GP: dr.meyer@example.com", "private"],
+      ["The plumber is on <PHONE>", undefined],
+    ]);
+    expect(clean.corrections[0]?.statement).toBe("card <CARD_NUMBER> is old");
+    expect(clean.corrections[0]?.replacement?.claim?.object).toBe("<CARD_NUMBER>");
+    expect(clean.candidateDimensions[0]?.value).toBe("password: <REDACTED>");
   });
 });

@@ -1,10 +1,17 @@
-import type { CandidateDimensionObservation, DeltaItem, ReflectionDelta } from "@remram/contract";
+import type {
+  CandidateDimensionObservation,
+  Correction,
+  DeltaItem,
+  PrivacyLevel,
+  ReflectionDelta,
+} from "@remram/contract";
 import {
   applyConfidenceEvent,
   type ConfidenceConstants,
   clampUnit,
   defaultConfidenceConstants,
 } from "../core/confidence.js";
+import { contactHandlingFor, privacyWithContacts } from "../core/contacts.js";
 import {
   addLink,
   type LinkRelation,
@@ -21,6 +28,7 @@ import {
   matchDeltaItem,
   type Neighbour,
 } from "../core/match.js";
+import { redact } from "../core/redaction.js";
 import { findScopeViolations, type ScopeViolation } from "./scope.js";
 
 /** Everything planReflection needs besides the delta; the shell fetches it, the plan stays pure. */
@@ -174,6 +182,55 @@ export function planReflection(delta: ReflectionDelta, context: ReflectionContex
     .filter((o) => !createdIds.includes(o.id))
     .sort((a, b) => (a.id < b.id ? -1 : 1));
   return { ok: true, created, updated, outcome };
+}
+
+/**
+ * The delta as it may be stored: credentials and card numbers replaced in every statement and claim, contact
+ * details kept only in user-scope items, which then become at least private (core/contacts.ts). Runs before
+ * matching and embedding, so nothing downstream sees a live value.
+ */
+export function redactDelta(delta: ReflectionDelta, defaultPrivacy: PrivacyLevel): ReflectionDelta {
+  const redactItem = (item: DeltaItem): DeltaItem => {
+    const contacts = contactHandlingFor(item.scope.kind);
+    let kept = 0;
+    const clean = (text: string): string => {
+      const result = redact(text, { contacts });
+      kept += result.contactsKept;
+      return result.text;
+    };
+    const statement = clean(item.statement);
+    const claim = item.claim && {
+      subject: clean(item.claim.subject),
+      predicate: clean(item.claim.predicate),
+      object: clean(item.claim.object),
+    };
+    return {
+      ...item,
+      statement,
+      ...(claim && { claim }),
+      ...(kept > 0 && { privacy: privacyWithContacts(item.privacy ?? defaultPrivacy) }),
+    };
+  };
+  const text = (value: string) => redact(value).text;
+  const redactCorrection = (correction: Correction): Correction => ({
+    ...correction,
+    statement: text(correction.statement),
+    ...(correction.claim && {
+      claim: {
+        subject: text(correction.claim.subject),
+        predicate: text(correction.claim.predicate),
+        ...(correction.claim.object !== undefined && { object: text(correction.claim.object) }),
+      },
+    }),
+    ...(correction.replacement && { replacement: redactItem(correction.replacement) }),
+  });
+  return {
+    ...delta,
+    items: delta.items.map(redactItem),
+    corrections: delta.corrections.map(redactCorrection),
+    confidenceAdjustments: delta.confidenceAdjustments.map((a) => ({ ...a, reason: text(a.reason) })),
+    candidateDimensions: delta.candidateDimensions.map((d) => ({ ...d, value: text(d.value) })),
+  };
 }
 
 function mergeDimensions(

@@ -22,10 +22,10 @@ describe("scope check", () => {
     ).toBe(false);
   });
 
-  it("allows a shared group only with the principal in it, and appliance-wide sharing when the policy does", () => {
-    expect(canWriteScope(principal, { kind: "shared", ownerIds: ["alice", "bob"] }, all)).toBe(true);
+  it("refuses every shared scope, even one naming the principal: only dream and approved promotions write it", () => {
+    expect(canWriteScope(principal, { kind: "shared", ownerIds: ["alice", "bob"] }, all)).toBe(false);
     expect(canWriteScope(principal, { kind: "shared", ownerIds: ["bob", "carol"] }, all)).toBe(false);
-    expect(canWriteScope(principal, { kind: "shared", ownerIds: [] }, all)).toBe(true);
+    expect(canWriteScope(principal, { kind: "shared", ownerIds: [] }, all)).toBe(false);
     expect(canWriteScope(principal, { kind: "shared", ownerIds: [] }, ["user", "household"])).toBe(false);
     expect(canWriteScope(principal, { kind: "user", ownerIds: [] }, all)).toBe(false);
   });

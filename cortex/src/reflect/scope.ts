@@ -30,8 +30,9 @@ export function canWriteScope(
         scope.ownerIds[0] === principal.householdId
       );
     case "shared":
-      // No owners means appliance-wide; a named group must include the principal.
-      return scope.ownerIds.length === 0 || scope.ownerIds.includes(principal.userId);
+      // Everyone on the appliance reads shared knowledge, so no session writes it: it comes from dream and from
+      // promotions an approver allowed.
+      return false;
   }
 }
 
@@ -42,9 +43,12 @@ function scopeViolation(
   allowedScopes: readonly ScopeKind[],
 ): ScopeViolation[] {
   if (canWriteScope(principal, scope, allowedScopes)) return [];
-  const reason = allowedScopes.includes(scope.kind)
-    ? `principal ${principal.userId} does not own ${scope.kind} scope [${scope.ownerIds.join(", ")}]`
-    : `scope ${scope.kind} is not allowed by the dimension policy`;
+  const reason =
+    scope.kind === "shared"
+      ? "shared scope is written only by dream and approved promotions, never by a session"
+      : allowedScopes.includes(scope.kind)
+        ? `principal ${principal.userId} does not own ${scope.kind} scope [${scope.ownerIds.join(", ")}]`
+        : `scope ${scope.kind} is not allowed by the dimension policy`;
   return [{ path, reason }];
 }
 

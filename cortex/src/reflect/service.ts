@@ -7,14 +7,17 @@ import type {
 } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import { canonicalJson } from "../core/canonical-json.js";
+import { erasureSubject } from "../core/erasure.js";
 import { knowledgeIdFor } from "../core/ingest-plan.js";
 import type { MaturingObject } from "../core/knowledge.js";
 import type { Neighbour } from "../core/match.js";
+import { gone } from "../http-errors.js";
 import { applyMaturing, ownerOf, toMaturing } from "../knowledge/mapping.js";
 import { createRecord, getRecord, type MaturationIndices } from "../knowledge/records.js";
 import { findCandidates, loadObjects, normaliseClaim, writeObjects } from "../knowledge/repository.js";
+import { refusalMessage, refusedWrites } from "../knowledge/tombstones.js";
 import { recordCandidateDimensions } from "../store/counters.js";
-import { planReflection, type ReflectionOutcome } from "./plan.js";
+import { planReflection, type ReflectionOutcome, redactDelta } from "./plan.js";
 import type { ScopeViolation } from "./scope.js";
 
 /** The shell around planReflection: load candidates and targets, plan, write, count candidate dimensions. */
@@ -45,18 +48,32 @@ export async function reflect(
   const now = context.clock().toISOString();
   // A retried reflection (same principal, same delta) is applied once; the receipt answers the retry.
   const deltaKey = createHash("sha256").update(canonicalJson({ principal, delta })).digest("hex");
-  const receipt = await getRecord<ReflectionOutcome>(store, indices, "reflectReceipt", deltaKey);
-  if (receipt) return { ok: true, outcome: receipt.body, replayed: true };
+  await refuseErased(context, principal, delta, now);
+  const receipt = await getRecord<ReflectionOutcome | { erased: string }>(
+    store,
+    indices,
+    "reflectReceipt",
+    deltaKey,
+  );
+  if (receipt && "erased" in receipt.body) {
+    // Applied before its person's erasure, which emptied the receipt: applying it again would undo the erasure.
+    throw gone(
+      `this delta was applied before an erasure at ${receipt.body.erased}; refused for good, do not retry`,
+    );
+  }
+  if (receipt) return { ok: true, outcome: receipt.body as ReflectionOutcome, replayed: true };
 
   const targetIds = [
     ...delta.corrections.flatMap((c) => (c.targetId === undefined ? [] : [c.targetId])),
     ...delta.confidenceAdjustments.map((a) => a.targetId),
   ];
   const stored = new Map<string, KnowledgeObject>(await loadObjects(store, targetIds));
+  // Redacted before matching, embedding and storage; claims are normalised after (placeholders are found in case).
+  const clean = redactDelta(delta, context.policy.get().privacy.defaultLevel);
   const withClaim = (item: DeltaItem): DeltaItem =>
     item.claim ? { ...item, claim: normaliseClaim(item.claim) } : item;
-  const items = delta.items.map(withClaim);
-  const corrections = delta.corrections.map((c) => ({
+  const items = clean.items.map(withClaim);
+  const corrections = clean.corrections.map((c) => ({
     ...c,
     replacement: c.replacement ? withClaim(c.replacement) : undefined,
   }));
@@ -89,7 +106,7 @@ export async function reflect(
 
   let sequence = 0;
   const plan = planReflection(
-    { ...delta, items, corrections },
+    { ...clean, items, corrections },
     {
       principal,
       now,
@@ -141,10 +158,37 @@ export async function reflect(
   await createRecord(
     store,
     indices,
-    { kind: "reflectReceipt", id: deltaKey, createdAt: now, updatedAt: now, body: plan.outcome },
+    {
+      kind: "reflectReceipt",
+      id: deltaKey,
+      // Whose delta it was, so an erasure finds the receipt (its outcome may name no object of theirs).
+      subject: erasureSubject(principal.userId),
+      createdAt: now,
+      updatedAt: now,
+      body: plan.outcome,
+    },
     { searchable: false },
   );
   return { ok: true, outcome: plan.outcome, replayed: false };
+}
+
+/** The principal and every user a delta writes for, when erased after the delta was observed: 410. */
+async function refuseErased(
+  context: CortexContext,
+  principal: StoredPrincipal,
+  delta: ReflectionDelta,
+  now: string,
+): Promise<void> {
+  const observedAt = delta.observedAt ?? now;
+  const users = new Set([principal.userId]);
+  for (const { scope } of [...delta.items, ...delta.corrections]) {
+    if (scope.kind === "user") for (const id of scope.ownerIds) users.add(id);
+  }
+  const refused = await refusedWrites(
+    context.store,
+    [...users].map((userId) => ({ userId, observedAt, at: "delta" })),
+  );
+  if (refused.length > 0) throw gone(refusalMessage(refused.slice(0, 1)));
 }
 
 function newKnowledgeObject(

@@ -1,17 +1,11 @@
-import { retrieveLimits, routes } from "@remram/contract";
+import { routes } from "@remram/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { badRequest } from "../http-errors.js";
+import { routeOptions } from "../auth.js";
 import { retrieve } from "./service.js";
 
 export const retrieveRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.post(routes.retrieve.url, { schema: routes.retrieve.schema }, async (request) => {
+  app.post(routes.retrieve.url, routeOptions(routes.retrieve), async (request) => {
     const { cortex } = app;
-    const { tokenBudget } = request.body;
-    if (tokenBudget < retrieveLimits.minTokenBudget || tokenBudget > retrieveLimits.maxTokenBudget) {
-      throw badRequest(
-        `body.tokenBudget: ${tokenBudget} is outside ${retrieveLimits.minTokenBudget}..${retrieveLimits.maxTokenBudget}`,
-      );
-    }
     const response = await retrieve(
       {
         store: cortex.store,

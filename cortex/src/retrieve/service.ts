@@ -6,7 +6,13 @@
 import type { DimensionPolicy, RetrieveRequest, RetrieveResponse, TraceItem } from "@remram/contract";
 import { countTokens } from "gpt-tokenizer";
 import type { RetrievalSettings } from "../context.js";
-import { assembleBundle, type ChunkDoc, expansionCandidates, type FactDoc } from "../core/assembly.js";
+import {
+  assembleBundle,
+  type ChunkDoc,
+  expansionCandidates,
+  type FactDoc,
+  slicedTokenCount,
+} from "../core/assembly.js";
 import { detectLiveState } from "../core/intent.js";
 import { chunkGate, type FilterClause, knowledgeGate, knowledgeVectorGate } from "../core/policy.js";
 import {
@@ -69,6 +75,7 @@ export async function retrieve(
     types: request.types,
     minConfidence: request.minConfidence,
     dimensionFilters: request.dimensionFilters,
+    modelLocation: request.modelLocation,
   };
   const factGate = knowledgeGate(gateRequest, policy);
   const chunksGate = chunkGate(gateRequest, policy);
@@ -204,7 +211,7 @@ export async function retrieve(
     tokenBudget: request.tokenBudget,
     mode: request.mode,
     liveState: liveState.detected,
-    countTokens,
+    countTokens: slicedTokenCount(countTokens),
     lowConfidenceThreshold: deps.settings.lowConfidenceThreshold,
   });
   mark("assemble", assembleStarted);

@@ -24,6 +24,30 @@ export class StoreUnavailableError extends Error {
   override readonly name = "StoreUnavailableError";
 }
 
+/**
+ * Raised when OpenSearch refuses a value it was given to store (a date it cannot parse, a term too long to
+ * index): the request's input, not Cortex or OpenSearch, is at fault, so routes answer 400, never 500.
+ */
+export class StoreRejectedError extends Error {
+  override readonly name = "StoreRejectedError";
+}
+
+/** OpenSearch's error types for a document or value it cannot take. */
+const inputRejections = new Set([
+  "mapper_parsing_exception",
+  "document_parsing_exception",
+  "illegal_argument_exception",
+  "parse_exception",
+  "x_content_parse_exception",
+  "json_parse_exception",
+  "max_bytes_length_exceeded_exception",
+]);
+
+/** Whether a 4xx from OpenSearch refuses the data it was sent (as opposed to a request Cortex built wrong). */
+export function rejectsInput(status: number | null | undefined, type: string | undefined): boolean {
+  return status === 400 && type !== undefined && inputRejections.has(type);
+}
+
 export function createStore(options: StoreOptions): CortexStore {
   const client = new Client({
     node: options.url,
@@ -69,6 +93,7 @@ export async function request<T>(
     const status = (error as { meta?: { statusCode?: number | null } }).meta?.statusCode ?? null;
     const reason = describeError(error);
     if (status === null || status === 429 || status >= 500) throw new StoreUnavailableError(reason);
+    if (rejectsInput(status, errorType(error))) throw new StoreRejectedError(reason);
     throw new Error(`OpenSearch ${method} ${path}: ${reason}`);
   }
 }
@@ -77,6 +102,12 @@ interface OpenSearchErrorBody {
   type?: string;
   reason?: string;
   root_cause?: { type?: string; reason?: string }[];
+}
+
+/** The root cause's type (the outer one of a search can be a generic "search_phase_execution_exception"). */
+function errorType(error: unknown): string | undefined {
+  const body = (error as { meta?: { body?: { error?: OpenSearchErrorBody } } }).meta?.body?.error;
+  return body?.root_cause?.[0]?.type ?? body?.type;
 }
 
 function describeError(error: unknown): string {

@@ -56,4 +56,17 @@ describe("stored documents of a knowledge object", () => {
       vectorDocument(stored, [1, 0], "m"),
     ]);
   });
+
+  it("marks an object or chunk holding contact details, in the knowledge, vector and chunk documents", () => {
+    const contact = { ...stored, statement: "The plumber answers on +49 170 1234567" };
+    expect(knowledgeDocument(stored).sensitivity).toEqual([]);
+    expect(knowledgeDocument(contact).sensitivity).toEqual(["contact"]);
+    expect(vectorDocument(contact, [0.1], "minilm").sensitivity).toEqual(["contact"]);
+    expect(gateChanged(stored, contact)).toBe(true);
+    const claimOnly = {
+      ...stored,
+      claim: { subject: "plumber", predicate: "email", object: "p@example.com" },
+    };
+    expect(knowledgeDocument(claimOnly).sensitivity).toEqual(["contact"]);
+  });
 });

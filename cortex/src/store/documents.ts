@@ -4,18 +4,33 @@
  */
 
 import type { Chunk, KnowledgeObject } from "@remram/contract";
+import { type SensitivityMarker, sensitivityOf } from "../core/contacts.js";
 import { dimensionTags } from "../core/ingest-plan.js";
 import type { IndexNames } from "./templates.js";
 
-/** The schema object plus the flattened dimension fields filters and facets use. */
+/**
+ * What the retrieval gate must know about an item's text: `contact` when it holds contact details (kept only in a
+ * user's own items), which runs routed to a cloud model never see. Derived from the text on every write, so the
+ * marker cannot fall out of step with what is stored.
+ */
+export function sensitivityFields(item: KnowledgeObject | Chunk): { sensitivity: SensitivityMarker[] } {
+  if ("statement" in item) {
+    const { claim } = item;
+    return { sensitivity: sensitivityOf(item.statement, claim?.subject, claim?.predicate, claim?.object) };
+  }
+  return { sensitivity: sensitivityOf(item.text, item.title) };
+}
+
+/** The schema object plus the flattened dimension fields filters and facets use, and its sensitivity. */
 function withDimensionFields<T extends KnowledgeObject | Chunk>(
   item: T,
-): T & { dimensionTags: string[]; dimensionValues: string[] } {
+): T & { dimensionTags: string[]; dimensionValues: string[]; sensitivity: SensitivityMarker[] } {
   const tags = dimensionTags(item.dimensions);
   return {
     ...item,
     dimensionTags: tags,
     dimensionValues: [...new Set(tags.map((tag) => tag.slice(tag.indexOf(":") + 1)))].sort(),
+    ...sensitivityFields(item),
   };
 }
 
@@ -54,6 +69,7 @@ export function vectorGateFields(object: KnowledgeObject) {
     consent: object.consent,
     validity: object.validity,
     dimensionTags: dimensionTags(object.dimensions),
+    ...sensitivityFields(object),
   };
 }
 

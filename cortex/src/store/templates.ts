@@ -13,9 +13,9 @@
 
 /**
  * Bump when a template changes; `_meta.templateVersion` on the index records what it was built from.
- * 2: knowledge vectors moved to `<prefix>-vectors`.
+ * 2: knowledge vectors moved to `<prefix>-vectors`. 3: `sensitivity` (contact details) joins the gate fields.
  */
-export const templateVersion = 2;
+export const templateVersion = 3;
 
 export interface IndexNames {
   knowledge: string;
@@ -71,6 +71,8 @@ const gateFields = {
   consent: { properties: { retrieval: { type: "boolean" }, agents: keyword } },
   validity: { properties: { validFrom: date, invalidAt: date } },
   dimensionTags: keyword,
+  /** Derived from the text on write (store/documents.ts): `contact` stays out of runs routed to a cloud model. */
+  sensitivity: keyword,
 } as const;
 
 /** Fields knowledge objects and chunks share: governance, dimensions, counters, validity. */
