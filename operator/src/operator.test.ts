@@ -59,7 +59,8 @@ describe("the operator's controllers", () => {
         ],
       },
       { name: "dreamschedule", for: "DreamSchedule", owns: [], watches: [] },
-      { name: "dimensionpolicy", for: "DimensionPolicy", owns: [], watches: [] },
+      // Its own kind again: a policy's change wakes the other policies of its appliance.
+      { name: "dimensionpolicy", for: "DimensionPolicy", owns: [], watches: ["DimensionPolicy?"] },
       { name: "artifactproposal", for: "ArtifactProposal", owns: [], watches: [] },
     ]);
   });

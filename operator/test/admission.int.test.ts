@@ -69,10 +69,10 @@ const schedule = (spec: Record<string, unknown>) => ({
   metadata: { name: "nightly", namespace },
   spec: { applianceRef: { name: "box" }, schedule: "0 3 * * *", ...spec },
 });
-const policy = (spec: Record<string, unknown>) => ({
+const policy = (spec: Record<string, unknown>, name = "box") => ({
   apiVersion: "remram.io/v1alpha1",
   kind: "DimensionPolicy",
-  metadata: { name: "dims", namespace },
+  metadata: { name, namespace },
   spec: { applianceRef: { name: "box" }, dimensions: [{ name: "topic" }], ...spec },
 });
 const proposalSpec = (overrides: Record<string, unknown> = {}) => ({
@@ -297,6 +297,12 @@ const invalid: [string, string, unknown, string][] = [
     "less than or equal to 10",
   ],
   [
+    "a second policy for an appliance (its name is not the appliance's)",
+    "dimensionpolicies",
+    policy({}, "household"),
+    'spec.applianceRef.name: Invalid value: "object": a DimensionPolicy is named after its appliance (one policy per appliance): metadata.name must equal spec.applianceRef.name',
+  ],
+  [
     "artifact path escaping the workspace",
     "artifactproposals",
     proposal("escape", { artifactPath: "../etc/passwd.md" }),
@@ -401,6 +407,25 @@ describe("the CRDs reject invalid objects at admission", () => {
       spec: { household: { id: "home" }, gateway: { dmScope: "per-channel-peer" } },
     });
     await admin.delete(`${api}/remramappliances/household`);
+  });
+
+  it("keeps a DimensionPolicy on the appliance it is named after", async () => {
+    await admin.create(`${api}/dimensionpolicies`, policy({}));
+    const message = await rejection(
+      admin.mergePatch(`${api}/dimensionpolicies/box`, { spec: { applianceRef: { name: "other" } } }),
+    );
+    expect(message).toContain("metadata.name must equal spec.applianceRef.name");
+    await admin.delete(`${api}/dimensionpolicies/box`);
+    // The install docs apply the example's policy as it is.
+    const example = loadAll(
+      readFileSync(join(import.meta.dirname, "../../manifests/appliance-example.yaml"), "utf8"),
+    ).find((document) => (document as { kind?: string }).kind === "DimensionPolicy") as {
+      metadata: Record<string, unknown>;
+    };
+    await admin.create(`${api}/dimensionpolicies?fieldValidation=Strict&dryRun=All`, {
+      ...example,
+      metadata: { ...example.metadata, namespace },
+    });
   });
 
   it("keeps an ArtifactProposal's spec immutable", async () => {

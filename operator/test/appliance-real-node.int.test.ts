@@ -31,6 +31,7 @@ import { describeConversation, knownFact, knownFactQuestion, recall } from "./re
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
 import { describeFaults } from "./real-appliance-faults.js";
 import { describeRestarts } from "./real-appliance-restarts.js";
+import { describeClusterSecurity } from "./real-appliance-security.js";
 
 const run = promisify(execFile);
 
@@ -156,6 +157,8 @@ describe("the appliance through `helm upgrade`", () => {
   }, 240_000);
 });
 
+// After a conversation, a dream, an approval and an upgrade, before the destructive tests.
+describeClusterSecurity();
 describeFaults();
 describeRestarts();
 

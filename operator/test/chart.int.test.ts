@@ -82,6 +82,11 @@ describe("the Helm chart on a real API server", () => {
     expect(await operatorCan("create", "deployments.apps", otherNamespace)).toBe(false);
     expect(await operatorCan("patch", "remramappliances.remram.io/status", applianceNamespace)).toBe(true);
     expect(await operatorCan("approve", "artifactproposals.remram.io", applianceNamespace)).toBe(false);
+    // It asks whether an approver holds `approve` before promoting, and nothing else of authorization.
+    expect(await operatorCan("create", "subjectaccessreviews.authorization.k8s.io")).toBe(true);
+    expect(
+      await operatorCan("create", "localsubjectaccessreviews.authorization.k8s.io", applianceNamespace),
+    ).toBe(false);
     expect(await operatorCan("update", "leases.coordination.k8s.io", releaseNamespace)).toBe(true);
     expect(await operatorCan("update", "leases.coordination.k8s.io", applianceNamespace)).toBe(false);
     expect(await operatorCan("*", "*", applianceNamespace)).toBe(false);

@@ -23,11 +23,13 @@ const opensearch = testbedEndpoints("opensearch");
 const { client, kubeConfig } = adminClient();
 const suffix = runSuffix();
 const namespace = `cortex-${suffix}`;
-const token = `cortex-token-${suffix}-0123456789`;
+/** The operator's credential (the operator reads it from the box-cortex-operator Secret) and the gateway's. */
+const operatorToken = `cortex-operator-${suffix}-0123456789`;
+const gatewayToken = `cortex-gateway-${suffix}-0123456789`;
 const scratch = mkdtempSync(join(tmpdir(), "remram-operator-cortex-"));
-const policyPath = `/apis/remram.io/v1alpha1/namespaces/${namespace}/dimensionpolicies/household`;
+const policyPath = `/apis/remram.io/v1alpha1/namespaces/${namespace}/dimensionpolicies/box`;
 const workspaceDir = join(scratch, "workspace");
-const cortexHeaders = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+const gatewayHeaders = { authorization: `Bearer ${gatewayToken}`, "content-type": "application/json" };
 
 let cortex: FastifyInstance | undefined;
 let cortexUrl = "http://127.0.0.1:1";
@@ -42,7 +44,7 @@ async function startCortex(): Promise<void> {
   const config = cortexConfig.parse({
     opensearchUrl: opensearch.url,
     indexPrefix: `op-${suffix}`,
-    token,
+    credentials: { operator: operatorToken, gateway: gatewayToken },
     logLevel: "silent",
     port: 0,
     host: "127.0.0.1",
@@ -126,14 +128,19 @@ beforeAll(async () => {
   await client.create(`/api/v1/namespaces/${namespace}/secrets`, {
     apiVersion: "v1",
     kind: "Secret",
-    metadata: { name: "cortex-token", namespace },
-    stringData: { token },
+    // Labelled as the operator's own, so it keeps this value instead of generating one (as after a restore).
+    metadata: {
+      name: "box-cortex-operator",
+      namespace,
+      labels: { "app.kubernetes.io/managed-by": "remram-operator" },
+    },
+    stringData: { token: operatorToken },
   });
   await client.create(`/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances`, {
     apiVersion: "remram.io/v1alpha1",
     kind: "RemramAppliance",
     metadata: { name: "box", namespace },
-    spec: { ollama: { gpu: "disabled" }, cortex: { tokenSecretRef: { name: "cortex-token", key: "token" } } },
+    spec: { ollama: { gpu: "disabled" } },
   });
   await startCortex();
   operator = await startOperator({
@@ -166,7 +173,8 @@ describe("a DimensionPolicy against the real Cortex", () => {
     await client.create(`/apis/remram.io/v1alpha1/namespaces/${namespace}/dimensionpolicies`, {
       apiVersion: "remram.io/v1alpha1",
       kind: "DimensionPolicy",
-      metadata: { name: "household", namespace },
+      // Named after its appliance: one policy per appliance.
+      metadata: { name: "box", namespace },
       spec: {
         applianceRef: { name: "box" },
         dimensions: [{ name: "topic" }, { name: "place", values: ["home"] }],
@@ -263,7 +271,7 @@ describe("an ArtifactProposal approved with kubectl remram against the real Cort
     // A household constraint from a reflection: the next dream proposes it for the household's facts artifact.
     const reflected = await fetch(`${cortexUrl}/reflect`, {
       method: "POST",
-      headers: cortexHeaders,
+      headers: gatewayHeaders,
       body: JSON.stringify({
         principal: { userId: "alice", householdId: "home", agentId: "main" },
         sessionId: "s-boiler",

@@ -149,7 +149,7 @@ const cortex = component({
     image: images.cortex,
     env: [
       { name: "CORTEX_PORT", value: "8080" },
-      { name: "CORTEX_TOKEN_FILE", value: "/var/run/secrets/remram/cortex/token" },
+      { name: "CORTEX_CREDENTIALS_DIR", value: "/var/run/secrets/remram/cortex" },
       { name: "REMRAM_OPENSEARCH_URL", value: "http://opensearch:9200" },
       { name: "REMRAM_OLLAMA_URL", value: "http://ollama:11434" },
       { name: "REMRAM_EMBED_MODEL", value: embedModel },
@@ -162,7 +162,12 @@ const cortex = component({
       { name: "tmp", mountPath: "/tmp" },
     ],
   },
-  volumes: [{ name: "token", secret: { secretName: "cortex-token" } }, emptyDir("data"), emptyDir("tmp")],
+  // The gateway's credential only: this pod set has no operator, admin or app calling Cortex.
+  volumes: [
+    { name: "token", secret: { secretName: "cortex-token", items: [{ key: "token", path: "gateway" }] } },
+    emptyDir("data"),
+    emptyDir("tmp"),
+  ],
 });
 
 const gatewayStateDir = "/home/node/.openclaw";

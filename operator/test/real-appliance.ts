@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import type { CallerName } from "@remram/contract";
 import {
   gatewayServiceAccess,
   nodeNamespace,
@@ -130,13 +131,19 @@ export function nodeInPod(component: "cortex" | "gateway", script: string, ...ar
 }
 
 /**
- * Cortex's API as a client inside its pod calls it, with the token from the Secret the pod mounts. Cortex's
- * NetworkPolicy admits only the gateway and the operator, so the test goes in rather than across.
+ * Cortex's API as a client inside its pod calls it, with a caller's credential from the Secrets the pod mounts
+ * (the gateway's by default: these tests stand in for the gateway). Cortex's NetworkPolicy admits only the gateway
+ * and the operator, so the test goes in rather than across.
  */
-export async function cortexApi(method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> {
+export async function cortexApi(
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+  caller: CallerName = "gateway",
+): Promise<unknown> {
   const script = `
-    const token = require("node:fs").readFileSync("/var/run/secrets/remram/cortex/token", "utf8").trim();
-    const [method, path, body] = process.argv.slice(1);
+    const [method, path, body, caller] = process.argv.slice(1);
+    const token = require("node:fs").readFileSync("/var/run/secrets/remram/cortex/" + caller, "utf8").trim();
     fetch("http://127.0.0.1:8080" + path, {
       method,
       headers: { authorization: "Bearer " + token, "content-type": "application/json" },
@@ -151,7 +158,8 @@ export async function cortexApi(method: "GET" | "POST", path: string, body?: unk
     script,
     method,
     path,
-    ...(body === undefined ? [] : [JSON.stringify(body)]),
+    body === undefined ? "" : JSON.stringify(body),
+    caller,
   );
   return JSON.parse(out) as unknown;
 }

@@ -18,7 +18,12 @@ const specs = {
 describe("manifests/appliance-example.yaml", () => {
   const documents = loadAll(
     readFileSync(join(import.meta.dirname, "../../../manifests/appliance-example.yaml"), "utf8"),
-  ) as { apiVersion: string; kind: keyof typeof specs | "Namespace"; spec?: unknown }[];
+  ) as {
+    apiVersion: string;
+    kind: keyof typeof specs | "Namespace";
+    metadata: { name: string };
+    spec?: unknown;
+  }[];
 
   it("holds an appliance, a schedule and a policy that satisfy the schemas", () => {
     const kinds = documents.map((document) => document.kind);
@@ -28,6 +33,11 @@ describe("manifests/appliance-example.yaml", () => {
       const result = specs[document.kind].safeParse(document.spec);
       expect(result.error, document.kind).toBeUndefined();
     }
+  });
+
+  it("names the policy after its appliance, as admission requires", () => {
+    const policy = documents.find((document) => document.kind === "DimensionPolicy");
+    expect(policy?.metadata.name).toBe(dimensionPolicySpec.parse(policy?.spec).applianceRef.name);
   });
 
   it("has a schedule croner can read in its time zone", () => {

@@ -69,6 +69,77 @@ describe("Cortex's pod", () => {
   });
 });
 
+describe("Cortex's credentials", () => {
+  type Secret = KubeObject & { stringData?: Record<string, string> };
+  type Projected = {
+    projected?: { sources: { secret: { name: string; items: { key: string; path: string }[] } }[] };
+  };
+  const secretsOf = (objects: KubeObject[]) =>
+    objects
+      .filter((object): object is Secret => object.kind === "Secret")
+      .map((secret) => secret.metadata.name);
+
+  it("generates one Secret per caller and mounts all four into Cortex as files named like the caller", () => {
+    const objects = buildCortex(context());
+    expect(secretsOf(objects).sort()).toEqual([
+      "box-cortex-admin",
+      "box-cortex-app",
+      "box-cortex-gateway",
+      "box-cortex-operator",
+    ]);
+    const cortexPod = pod(objects, "box-cortex");
+    const container = cortexPod.containers[0] as Container;
+    const env = Object.fromEntries(container.env.map((variable) => [variable.name, variable.value]));
+    const mount = mountOf(container, `${env.CORTEX_CREDENTIALS_DIR}/gateway`) as Mount;
+    expect(mount).toMatchObject({ readOnly: true });
+    expect(mount.subPath).toBeUndefined(); // a subPath mount would never see a rotated value
+    const volume = cortexPod.volumes.find((candidate) => candidate.name === mount.name) as Projected;
+    expect(
+      volume.projected?.sources.map((source) => [source.secret.name, source.secret.items[0]?.path]),
+    ).toEqual([
+      ["box-cortex-gateway", "gateway"],
+      ["box-cortex-operator", "operator"],
+      ["box-cortex-admin", "admin"],
+      ["box-cortex-app", "app"],
+    ]);
+    expect(Object.keys(env)).not.toContain("CORTEX_TOKEN_FILE");
+  });
+
+  it("uses the household's admin Secret when the spec names one, and generates the other three", () => {
+    const objects = buildCortex(
+      applianceContext(
+        { cortex: { tokenSecretRef: { name: "household-admin", key: "credential" } } },
+        { useGpu: false, metricsNamespaces: [] },
+      ),
+    );
+    expect(secretsOf(objects)).not.toContain("box-cortex-admin");
+    const volume = pod(objects, "box-cortex").volumes.find(
+      (candidate) => candidate.name === "credentials",
+    ) as Projected;
+    expect(volume.projected?.sources[2]?.secret).toEqual({
+      name: "household-admin",
+      items: [{ key: "credential", path: "admin" }],
+    });
+  });
+
+  it("binds Cortex to the appliance's household", () => {
+    const objects = buildCortex(
+      applianceContext(
+        {
+          gateway: { dmScope: "per-peer" },
+          household: {
+            id: "home",
+            members: [{ id: "alice", identities: [{ channel: "telegram", peer: "1" }] }],
+          },
+        },
+        { useGpu: false, metricsNamespaces: [] },
+      ),
+    );
+    const container = pod(objects, "box-cortex").containers[0] as Container;
+    expect(container.env).toContainEqual({ name: "REMRAM_HOUSEHOLD_ID", value: "home" });
+  });
+});
+
 describe("the gateway's pod", () => {
   const gatewayPod = pod(buildGateway(context()), "box-gateway");
   const gateway = gatewayPod.containers[0] as Container;
@@ -92,9 +163,13 @@ describe("the gateway's pod", () => {
     ]);
   });
 
-  it("mounts the Cortex token outside the agent's workspace", () => {
+  it("mounts only the gateway's own Cortex credential, outside the agent's workspace", () => {
     const tokenMount = mountOf(gateway, gatewayCortexTokenFile);
     expect(tokenMount).toMatchObject({ name: "cortex-token", readOnly: true });
+    const volume = gatewayPod.volumes.find((candidate) => candidate.name === "cortex-token") as {
+      secret?: { secretName: string };
+    };
+    expect(volume.secret?.secretName).toBe("box-cortex-gateway");
     expect(gatewayCortexTokenFile.startsWith(`${gatewayWorkspaceDir}/`)).toBe(false);
   });
 });

@@ -4,6 +4,7 @@
  * /status only when it changed. Level-triggered: the key is all it gets.
  */
 import { randomBytes } from "node:crypto";
+import { type CallerName, callerNames } from "@remram/contract";
 import type { Logger } from "pino";
 import type { Condition } from "../api/v1alpha1/common.js";
 import { type RemramApplianceStatus, remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
@@ -16,7 +17,7 @@ import { type KubeClient, type KubeObject, objectPath } from "../runtime/kube-cl
 import type { OperatorMetrics } from "../runtime/metrics.js";
 import { controllerReference, splitKey } from "../runtime/owner.js";
 import { parseSpec, TerminalError } from "../runtime/terminal-error.js";
-import { cortexTokenKey, cortexTokenSecretName } from "./children/cortex.js";
+import { cortexCredentialKey, cortexCredentialSecret } from "./children/cortex.js";
 import { buildDevicePlugin } from "./children/device-plugin.js";
 import { requiredModelList } from "./children/ollama.js";
 import { hostCheckContainer } from "./children/opensearch.js";
@@ -136,12 +137,17 @@ export class ApplianceReconciler {
       metricsNamespaces: this.deps.metricsNamespaces ?? [],
       operatorNamespace: this.deps.operatorNamespace,
       secrets: {
-        cortexToken: this.existingOrNewToken(
-          "Secret",
-          namespace,
-          childName(name, "cortex-token"),
-          cortexTokenKey,
-        ),
+        cortexCredentials: Object.fromEntries(
+          callerNames.map((caller) => [
+            caller,
+            this.existingOrNewToken(
+              "Secret",
+              namespace,
+              childName(name, `cortex-${caller}`),
+              cortexCredentialKey,
+            ),
+          ]),
+        ) as Record<CallerName, string>,
         gatewayToken: this.existingOrNewToken(
           "Secret",
           namespace,
@@ -251,10 +257,10 @@ export class ApplianceReconciler {
     return existing ?? (this.deps.randomToken ?? (() => randomBytes(32).toString("base64url")))();
   }
 
-  /** A user-provided token Secret must exist with its key, or the pods would wait forever on a missing volume. */
+  /** A user-provided admin credential Secret must exist with its key, or Cortex would wait forever on its volume. */
   private async checkCortexTokenSecret(ctx: ApplianceContext): Promise<void> {
     if (ctx.spec.cortex.tokenSecretRef === undefined) return;
-    const reference = cortexTokenSecretName(ctx);
+    const reference = cortexCredentialSecret(ctx, "admin");
     const secret = await this.deps.client.get<KubeObject>(
       `/api/v1/namespaces/${ctx.namespace}/secrets/${reference.name}`,
     );

@@ -49,6 +49,19 @@ describe("what the operator does with a proposal", () => {
     ).toBe("stale");
   });
 
+  it("refuses a decision by the proposer, approval or denial, before anything else", () => {
+    const byProposer = { by: spec.proposedBy };
+    for (const decision of ["Approved", "Denied"] as const) {
+      expect(decideProposal(spec, decided(decision, byProposer), 1)).toMatchObject({
+        action: "refuse",
+        reason: "ApproverIsProposer",
+      });
+    }
+    expect(decideProposal(spec, decided("Approved", { ...byProposer, generation: 2 }), 1).action).toBe(
+      "refuse",
+    );
+  });
+
   it("carries a denial with its comment", () => {
     expect(decideProposal(spec, decided("Denied", { comment: "no" }), 1)).toEqual({
       action: "deny",

@@ -1,7 +1,9 @@
 /**
  * ArtifactProposal: an approver sets Approved (or Denied) on status; the operator carries it to Cortex /promote
  * (or deny) exactly once, records Promoted with the commit id and an Event, or Failed with a reason. A stale base
- * (Cortex answers 409) is Failed/Conflict and final; Cortex being down is retried with backoff.
+ * (Cortex answers 409) is Failed/Conflict and final; Cortex being down is retried with backoff. Before Cortex hears
+ * of a decision the operator re-checks who made it (the proposer may not; the decider needs the approve verb, by a
+ * SubjectAccessReview), as admission did: a refused decision is Failed and final, and Cortex is never called.
  */
 import type { Logger } from "pino";
 import {
@@ -20,6 +22,7 @@ import type { OperatorMetrics } from "../runtime/metrics.js";
 import { splitKey } from "../runtime/owner.js";
 import { applyStatusIfChanged, conditionTime } from "../runtime/status-writer.js";
 import { parseSpec } from "../runtime/terminal-error.js";
+import { approverRefusal } from "./approver-review.js";
 import { decideProposal } from "./decision.js";
 
 export interface ArtifactProposalObject extends KubeObject {
@@ -38,6 +41,25 @@ export interface ArtifactProposalDeps {
 }
 
 type Phase = NonNullable<ArtifactProposalStatus["phase"]>;
+
+interface Outcome {
+  phase: Phase;
+  conditions: ConditionInput[];
+  failure?: Error;
+}
+
+/** Reasons that refuse a decision; their Events carry the reason itself, for alerting on forged approvals. */
+const refusals: ReadonlySet<string> = new Set([
+  ArtifactProposalReason.ApproverIsProposer,
+  ArtifactProposalReason.ApproverNotAuthorized,
+]);
+
+function notPromoted(reason: ArtifactProposalReason, message: string): ConditionInput[] {
+  return [
+    { type: "Ready", status: "False", reason, message },
+    { type: "Promoted", status: "False", reason, message },
+  ];
+}
 
 export class ArtifactProposalReconciler {
   constructor(private readonly deps: ArtifactProposalDeps) {}
@@ -96,7 +118,16 @@ export class ArtifactProposalReconciler {
           },
         ];
         break;
-      case "promote":
+      case "refuse":
+        phase = "Failed";
+        conditions = notPromoted(decision.reason, decision.message);
+        break;
+      case "promote": {
+        const refused = await this.verifyDecider(decision.approvedBy, namespace, name, phase);
+        if (refused !== undefined) {
+          ({ phase, conditions, failure } = refused);
+          break;
+        }
         try {
           const cortex = await this.deps.cortex.clientFor(namespace, spec.applianceRef.name);
           const { commitId } = await cortex.promote(
@@ -126,7 +157,13 @@ export class ArtifactProposalReconciler {
           ({ phase, conditions, failure } = this.failed(error, "Approved"));
         }
         break;
-      case "deny":
+      }
+      case "deny": {
+        const refused = await this.verifyDecider(decision.deniedBy, namespace, name, phase);
+        if (refused !== undefined) {
+          ({ phase, conditions, failure } = refused);
+          break;
+        }
         try {
           const cortex = await this.deps.cortex.clientFor(namespace, spec.applianceRef.name);
           await cortex.deny(spec.proposalId, decision.deniedBy, decision.comment);
@@ -144,6 +181,7 @@ export class ArtifactProposalReconciler {
           ({ phase, conditions, failure } = this.failed(error, "Denied"));
         }
         break;
+      }
     }
 
     const status: ArtifactProposalStatus = {
@@ -159,15 +197,43 @@ export class ArtifactProposalReconciler {
       phase === "Pending" ? proposal.metadata.creationTimestamp : undefined,
     );
     if (phase !== previous?.phase && phase !== "Pending") {
+      const ready = conditions.find((condition) => condition.type === "Ready");
       await this.deps.events.record(proposal, {
         type: phase === "Failed" ? "Warning" : "Normal",
-        reason: `Proposal${phase}`,
-        action: phase === "Denied" ? "Deny" : "Promote",
-        note: conditions.find((condition) => condition.type === "Ready")?.message ?? phase,
+        reason: ready !== undefined && refusals.has(ready.reason) ? ready.reason : `Proposal${phase}`,
+        action: phase === "Denied" || previous?.approval?.decision === "Denied" ? "Deny" : "Promote",
+        note: ready?.message ?? phase,
       });
     }
     if (failure !== undefined) throw failure;
     return undefined;
+  }
+
+  /**
+   * undefined when `decider` holds the approve verb on this proposal. A decider without it is Failed and final (as
+   * a stale approval is); a review that could not be made keeps the phase and is retried.
+   */
+  private async verifyDecider(
+    decider: string,
+    namespace: string,
+    name: string,
+    phase: Phase,
+  ): Promise<Outcome | undefined> {
+    try {
+      const refusal = await approverRefusal(this.deps.client, decider, namespace, name);
+      if (refusal === undefined) return undefined;
+      return {
+        phase: "Failed",
+        conditions: notPromoted(ArtifactProposalReason.ApproverNotAuthorized, refusal),
+      };
+    } catch (error) {
+      const message = `could not verify ${decider}'s approve verb: ${error instanceof Error ? error.message : String(error)}`;
+      return {
+        phase,
+        conditions: notPromoted(ArtifactProposalReason.ApprovalUnverified, message.slice(0, 1024)),
+        failure: error instanceof Error ? error : new Error(message),
+      };
+    }
   }
 
   /** A refusal by Cortex is final (Failed); unavailability keeps the decision pending and retries. */

@@ -1,10 +1,9 @@
 /**
- * Where an appliance's Cortex is and which token it accepts: its Service URL (or an override when the operator
- * runs outside the cluster) and the token from the appliance's token Secret.
+ * Where an appliance's Cortex is and how the operator calls it: its Service URL (or an override when the operator
+ * runs outside the cluster) and the operator's own credential Secret, read at every call so a rotation applies.
  */
 
-import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
-import { cortexTokenKey } from "../appliance/children/cortex.js";
+import { cortexCredentialKey } from "../appliance/children/cortex.js";
 import { childName, serviceUrl } from "../appliance/children/shared.js";
 import type { Cache } from "../runtime/cache.js";
 import type { KubeObject } from "../runtime/kube-client.js";
@@ -13,7 +12,7 @@ import { CortexClient, CortexUnavailableError } from "./client.js";
 export interface CortexDirectoryOptions {
   secrets: Cache<KubeObject>;
   appliances: Cache<KubeObject & { spec?: unknown }>;
-  /** Reads a Secret that is not in the operator's cache (a user-provided token Secret). */
+  /** Reads the credential Secret directly when the cache does not hold it yet. */
   readSecret: (namespace: string, name: string) => Promise<KubeObject | undefined>;
   cortexUrl?: (appliance: { name: string; namespace: string }) => string;
   fetchImpl?: typeof fetch;
@@ -27,16 +26,14 @@ export class CortexDirectory {
     if (appliance === undefined) {
       throw new CortexUnavailableError(`RemramAppliance ${namespace}/${applianceName} does not exist`);
     }
-    const parsed = remramApplianceSpec.safeParse(appliance.spec ?? {});
-    const reference = parsed.success ? parsed.data.cortex.tokenSecretRef : undefined;
-    const secretName = reference?.name ?? childName(applianceName, "cortex-token");
-    const key = reference?.key ?? cortexTokenKey;
+    const secretName = childName(applianceName, "cortex-operator");
+    const key = cortexCredentialKey;
     const secret =
       this.options.secrets.get(namespace, secretName) ??
       (await this.options.readSecret(namespace, secretName));
     const encoded = (secret as { data?: Record<string, string> } | undefined)?.data?.[key];
     if (encoded === undefined)
-      throw new CortexUnavailableError(`Cortex token Secret ${secretName} is not there yet`);
+      throw new CortexUnavailableError(`Cortex credential Secret ${secretName} is not there yet`);
     const url =
       this.options.cortexUrl?.({ name: applianceName, namespace }) ??
       serviceUrl({ name: applianceName, namespace }, "cortex");

@@ -3,6 +3,8 @@
  * in force. A finalizer resets Cortex to the default policy when the object is deleted. Cortex down → Synced=False
  * (CortexUnavailable) and the error goes back to the work queue, which backs off: no hot loop. A policy Cortex
  * calls invalid (400) → Synced=False (Rejected), not retried before the object changes or the periodic resync.
+ * One policy per appliance (holder.ts): a second one for the same appliance → Synced=False (DuplicatePolicy), never
+ * sent to Cortex, and its deletion leaves Cortex alone.
  */
 import type { DimensionPolicyInput } from "@remram/contract";
 import type { Logger } from "pino";
@@ -21,8 +23,9 @@ import { type KubeClient, type KubeObject, objectPath } from "../runtime/kube-cl
 import { splitKey } from "../runtime/owner.js";
 import { applyStatusIfChanged, conditionTime } from "../runtime/status-writer.js";
 import { parseSpec, TerminalError } from "../runtime/terminal-error.js";
+import { dimensionFinalizer, policyHolder } from "./holder.js";
 
-export const dimensionFinalizer = "remram.io/deregister-dimensions";
+export { dimensionFinalizer };
 
 export interface DimensionPolicyObject extends KubeObject {
   spec?: unknown;
@@ -52,10 +55,13 @@ export class DimensionPolicyReconciler {
     const policy = this.deps.policies.get(namespace, name);
     if (policy === undefined) return undefined;
     const spec = parseSpec(dimensionPolicySpec, policy.spec);
+    const holder = policyHolder(this.deps.policies.list(namespace), spec.applianceRef.name);
+    const other = holder !== undefined && holder.metadata.name !== name ? holder.metadata.name : undefined;
     if (policy.metadata.deletionTimestamp !== undefined) {
-      await this.deregister(policy, namespace, spec.applianceRef.name);
+      await this.deregister(policy, namespace, spec.applianceRef.name, other === undefined);
       return undefined;
     }
+    if (other !== undefined) return this.refuseDuplicate(policy, spec.applianceRef.name, other);
     if (!(policy.metadata.finalizers ?? []).includes(dimensionFinalizer)) {
       // JSON patch appends our entry without rewriting (and so never dropping) other controllers' finalizers.
       await this.deps.client.jsonPatch(
@@ -105,6 +111,37 @@ export class DimensionPolicyReconciler {
               message: failure.message.slice(0, 1024),
             };
     }
+    await this.writeStatus(policy, outcome, appliedHash);
+    if (failure !== undefined) throw failure;
+    return undefined;
+  }
+
+  /** A second policy for an appliance: refused, not sent to Cortex, and no longer claiming Cortex's hash. */
+  private async refuseDuplicate(
+    policy: DimensionPolicyObject,
+    appliance: string,
+    holder: string,
+  ): Promise<undefined> {
+    await this.writeStatus(
+      policy,
+      {
+        type: "Synced",
+        status: "False",
+        reason: DimensionPolicyReason.DuplicatePolicy,
+        message: `appliance ${appliance} takes its policy from DimensionPolicy ${holder}; one policy per appliance, named after it: move these settings there and delete this one`,
+      },
+      undefined,
+    );
+    return undefined;
+  }
+
+  /** Synced (and Ready, the same) with the hash, and an Event when Synced changes. */
+  private async writeStatus(
+    policy: DimensionPolicyObject,
+    outcome: ConditionInput,
+    appliedHash: string | undefined,
+  ): Promise<void> {
+    const generation = policy.metadata.generation ?? 1;
     const ready: ConditionInput = { ...outcome, type: "Ready" };
     const conditions = mergeConditions(
       policy.status?.conditions,
@@ -134,18 +171,27 @@ export class DimensionPolicyReconciler {
         note: changed.message,
       });
     }
-    if (failure !== undefined) throw failure;
-    return undefined;
   }
 
+  /** Only the policy in force resets Cortex: a refused duplicate going away must not wipe the holder's policy. */
   private async deregister(
     policy: DimensionPolicyObject,
     namespace: string,
     appliance: string,
+    inForce: boolean,
   ): Promise<void> {
     const finalizers = policy.metadata.finalizers ?? [];
     const index = finalizers.indexOf(dimensionFinalizer);
     if (index < 0) return;
+    if (inForce) await this.resetCortex(namespace, appliance);
+    // The test op makes the removal fail (and retry) if the list changed since we read it.
+    await this.deps.client.jsonPatch(objectPath(policy), [
+      { op: "test", path: `/metadata/finalizers/${index}`, value: dimensionFinalizer },
+      { op: "remove", path: `/metadata/finalizers/${index}` },
+    ]);
+  }
+
+  private async resetCortex(namespace: string, appliance: string): Promise<void> {
     try {
       const cortex = await this.deps.cortex.clientFor(namespace, appliance);
       await cortex.putDimensions({});
@@ -154,10 +200,5 @@ export class DimensionPolicyReconciler {
       const applianceGone = error instanceof CortexUnavailableError && /does not exist/.test(error.message);
       if (!applianceGone) throw error;
     }
-    // The test op makes the removal fail (and retry) if the list changed since we read it.
-    await this.deps.client.jsonPatch(objectPath(policy), [
-      { op: "test", path: `/metadata/finalizers/${index}`, value: dimensionFinalizer },
-      { op: "remove", path: `/metadata/finalizers/${index}` },
-    ]);
   }
 }

@@ -83,6 +83,12 @@ export const ArtifactProposalReason = {
   AwaitingApproval: "AwaitingApproval",
   /** The approval names another generation or digest than the proposal has. */
   ApprovalStale: "ApprovalStale",
+  /** The recorded approver is the proposer (re-checked by the operator; admission should have refused it). */
+  ApproverIsProposer: "ApproverIsProposer",
+  /** A SubjectAccessReview says the recorded approver lacks the approve verb on this proposal. */
+  ApproverNotAuthorized: "ApproverNotAuthorized",
+  /** The operator could not ask the API server about the approver yet; retried, nothing sent to Cortex. */
+  ApprovalUnverified: "ApprovalUnverified",
   Promoted: "Promoted",
   Denied: "Denied",
   /** Cortex answered 409: the artifact changed since the proposal's base. */

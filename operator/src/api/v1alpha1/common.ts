@@ -2,6 +2,7 @@
  * Building blocks shared by the four remram.io/v1alpha1 kinds. Every string and list is bounded: the API server's
  * CEL cost estimator rejects rules over unbounded values, and bounds keep objects far below etcd's size limit.
  */
+import { approverName } from "@remram/contract";
 import { z } from "zod";
 
 export const group = "remram.io";
@@ -15,6 +16,8 @@ export interface CelRule {
   /** Where the error points, relative to the schema node carrying the rule, e.g. ".external". */
   fieldPath?: string;
   reason?: "FieldValueInvalid" | "FieldValueForbidden" | "FieldValueRequired" | "FieldValueDuplicate";
+  /** oldSelf is an optional (none on create), so the rule also runs on create and can tell it from an update. */
+  optionalOldSelf?: boolean;
 }
 
 /** Attach CEL rules to a schema node; the CRD generator copies them verbatim into the OpenAPI schema. */
@@ -72,7 +75,8 @@ export const sha256Digest = z
   .regex(/^sha256:[a-f0-9]{64}$/);
 
 /** A username as the API server reports it in request.userInfo.username. */
-export const username = z.string().min(1).max(256);
+/** A Kubernetes user name: the contract's, so a name the API server admits is one Cortex commits. */
+export const username = approverName;
 
 export const timestamp = z.iso.datetime();
 
@@ -145,7 +149,7 @@ export interface KindDefinition {
   description: string;
   spec: z.ZodType;
   status: z.ZodType;
-  /** CEL over metadata.name, for kinds whose name is embedded in the names of generated children. */
+  /** CEL over metadata.name (the root's rule): names embedded in children's names, or a name tied to the spec. */
   metadataNameRule?: CelRule;
   printerColumns: PrinterColumn[];
 }

@@ -23,7 +23,9 @@ const probability = z.number().min(0).max(1);
 
 export const dimensionPolicySpec = z
   .object({
-    applianceRef,
+    applianceRef: applianceRef.describe(
+      "The appliance whose Cortex takes this policy, in this namespace. One policy per appliance: metadata.name must equal applianceRef.name, and applianceRef cannot change.",
+    ),
     dimensions: listMap(
       z
         .array(
@@ -97,6 +99,8 @@ export const DimensionPolicyReason = {
   /** Cortex refused the request; for a policy it calls invalid (400), the operator waits for a spec change. */
   Rejected: "Rejected",
   CortexUnavailable: "CortexUnavailable",
+  /** Another policy already holds this appliance (one made before names were tied to appliances); not applied. */
+  DuplicatePolicy: "DuplicatePolicy",
 } as const;
 export type DimensionPolicyReason = (typeof DimensionPolicyReason)[keyof typeof DimensionPolicyReason];
 
@@ -110,6 +114,16 @@ export const dimensionPolicyKind: KindDefinition = {
     "Canonical dimensions, promotion thresholds, eligibility, privacy and retrieval weights for Cortex.",
   spec: dimensionPolicySpec,
   status: dimensionPolicyStatus,
+  metadataNameRule: {
+    // Cortex holds one policy per appliance, so two objects would overwrite each other there. Tying the name to the
+    // appliance lets the API server's name uniqueness admit one. Objects made before this rule keep their names
+    // (oldSelf): their status, finalizer and spec stay writable as long as applianceRef does not change.
+    rule: "self.metadata.name == self.spec.applianceRef.name || (oldSelf.hasValue() && oldSelf.value().spec.applianceRef == self.spec.applianceRef)",
+    optionalOldSelf: true,
+    fieldPath: ".spec.applianceRef.name",
+    message:
+      "a DimensionPolicy is named after its appliance (one policy per appliance): metadata.name must equal spec.applianceRef.name, which cannot change",
+  },
   printerColumns: [
     ...readyColumns,
     { name: "Synced", type: "string", jsonPath: '.status.conditions[?(@.type=="Synced")].status' },

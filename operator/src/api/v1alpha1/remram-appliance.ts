@@ -132,7 +132,9 @@ const cortexSpec = z
     image: imageRef.optional().describe("Cortex image."),
     tokenSecretRef: secretKeyRef
       .optional()
-      .describe("Bearer token for Cortex's API; the operator generates one when unset."),
+      .describe(
+        "The admin's credential for Cortex's API (erasure, archive verification). Unset: the operator generates <name>-cortex-admin. The gateway, operator and app credentials are always generated, one Secret each (<name>-cortex-<caller>).",
+      ),
     retrieval: z
       .object({
         tokenBudget: z

@@ -1,7 +1,8 @@
 /**
  * Cortex: its Deployment, the workspace claim it shares with the gateway (each in a subPath of its own), its
- * Service, and the token Secret unless the spec names one.
+ * Service, and one credential Secret per caller of its API (the admin's unless the spec names one).
  */
+import { type CallerName, callerNames } from "@remram/contract";
 import type { KubeObject } from "../../runtime/kube-client.js";
 import { requiredModels } from "./ollama.js";
 import {
@@ -20,14 +21,29 @@ import {
   serviceUrl,
 } from "./shared.js";
 
-export const cortexTokenKey = "token";
+export const cortexCredentialKey = "token";
 
-export function cortexTokenSecretName(ctx: Pick<ApplianceContext, "name" | "spec">): {
-  name: string;
-  key: string;
-} {
-  return ctx.spec.cortex.tokenSecretRef ?? { name: childName(ctx.name, "cortex-token"), key: cortexTokenKey };
+/**
+ * Where a caller's Cortex credential lives: a Secret of its own per caller (`<appliance>-cortex-<caller>`, key
+ * `token`), so each pod mounts only its own and each can be rotated alone. `spec.cortex.tokenSecretRef` names the
+ * admin's, for a household that keeps its admin credential itself.
+ */
+export function cortexCredentialSecret(
+  ctx: Pick<ApplianceContext, "name" | "spec">,
+  caller: CallerName,
+): { name: string; key: string } {
+  if (caller === "admin" && ctx.spec.cortex.tokenSecretRef !== undefined)
+    return ctx.spec.cortex.tokenSecretRef;
+  return { name: childName(ctx.name, `cortex-${caller}`), key: cortexCredentialKey };
 }
+
+/** The callers whose credential Secret the operator generates. */
+export function generatedCredentialCallers(ctx: Pick<ApplianceContext, "spec">): CallerName[] {
+  return callerNames.filter((caller) => caller !== "admin" || ctx.spec.cortex.tokenSecretRef === undefined);
+}
+
+/** Cortex reads every caller's credential from this folder and re-reads it, so a rotated Secret needs no restart. */
+export const cortexCredentialsDir = "/var/run/secrets/remram/cortex";
 
 function opensearchUrl(ctx: ApplianceContext): string {
   return ctx.spec.opensearch.external?.url ?? serviceUrl(ctx, "opensearch");
@@ -47,13 +63,13 @@ export const cortexArtifactsSubPath = "cortex/repo/artifacts";
 export const cortexHomeDir = "/home/cortex";
 
 export function buildCortex(ctx: ApplianceContext): KubeObject[] {
-  const token = cortexTokenSecretName(ctx);
   const models = requiredModels(ctx);
   const workspace = ctx.spec.workspace;
   const credentials = ctx.spec.opensearch.external?.credentialsSecretRef;
   const env = [
     { name: "CORTEX_PORT", value: String(ports.cortex) },
-    { name: "CORTEX_TOKEN_FILE", value: "/var/run/secrets/remram/cortex/token" },
+    { name: "CORTEX_CREDENTIALS_DIR", value: cortexCredentialsDir },
+    ...(ctx.spec.household ? [{ name: "REMRAM_HOUSEHOLD_ID", value: ctx.spec.household.id }] : []),
     { name: "REMRAM_OPENSEARCH_URL", value: opensearchUrl(ctx) },
     ...(credentials
       ? [{ name: "REMRAM_OPENSEARCH_CREDENTIALS_DIR", value: "/var/run/secrets/remram/opensearch" }]
@@ -103,7 +119,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
               resources: resourcesOf(ctx.profile.cortex.resources),
               securityContext: restrictedContainerSecurity(),
               volumeMounts: [
-                { name: "token", mountPath: "/var/run/secrets/remram/cortex", readOnly: true },
+                { name: "credentials", mountPath: cortexCredentialsDir, readOnly: true },
                 ...(credentials
                   ? [
                       {
@@ -121,7 +137,16 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
             },
           ],
           volumes: [
-            { name: "token", secret: { secretName: token.name, items: [{ key: token.key, path: "token" }] } },
+            {
+              name: "credentials",
+              // A projected volume, not subPaths: the kubelet swaps in a rotated Secret's value while Cortex runs.
+              projected: {
+                sources: callerNames.map((caller) => {
+                  const secret = cortexCredentialSecret(ctx, caller);
+                  return { secret: { name: secret.name, items: [{ key: secret.key, path: caller }] } };
+                }),
+              },
+            },
             ...(credentials
               ? [{ name: "opensearch-credentials", secret: { secretName: credentials.name } }]
               : []),
@@ -135,9 +160,9 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
   };
   const workspaceStorage = ctx.spec.workspace.storage ?? { size: ctx.profile.workspace.storage };
   return [
-    ...(ctx.spec.cortex.tokenSecretRef
-      ? []
-      : [childSecret(ctx, "cortex-token", { [cortexTokenKey]: ctx.secrets.cortexToken })]),
+    ...generatedCredentialCallers(ctx).map((caller) =>
+      childSecret(ctx, `cortex-${caller}`, { [cortexCredentialKey]: ctx.secrets.cortexCredentials[caller] }),
+    ),
     childClaim(ctx, "workspace", workspaceStorage.size, workspaceStorage.storageClassName),
     deployment as unknown as KubeObject,
     childService(ctx, "cortex"),

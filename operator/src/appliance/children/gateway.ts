@@ -15,7 +15,7 @@ import {
   hooksPluginDir,
   hooksVolumeDir,
 } from "../openclaw-config.js";
-import { cortexArtifactsSubPath, cortexTokenSecretName } from "./cortex.js";
+import { cortexArtifactsSubPath, cortexCredentialSecret } from "./cortex.js";
 import { requiredModels } from "./ollama.js";
 import {
   type ApplianceContext,
@@ -81,7 +81,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
     gatewayToken: ctx.secrets.gatewayToken,
     household: ctx.spec.household,
   });
-  const cortexToken = cortexTokenSecretName(ctx);
+  const cortexToken = cortexCredentialSecret(ctx, "gateway");
   const configJson = `${JSON.stringify(config, null, 2)}\n`;
   const stateDir = "/home/node/.openclaw";
   const channelMounts = (ctx.spec.gateway.channelSecretRefs ?? []).map((channel) => ({

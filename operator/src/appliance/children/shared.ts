@@ -1,3 +1,4 @@
+import type { CallerName } from "@remram/contract";
 /**
  * What every child builder shares: the context they build from, names and labels, the owner reference, the
  * restricted security contexts, and the plain Service, Secret and claim shapes.
@@ -22,7 +23,8 @@ export interface OperatorImages {
 }
 
 export interface GeneratedSecrets {
-  cortexToken: string;
+  /** Each caller's Cortex credential, as generated (or kept from the live Secret). */
+  cortexCredentials: Record<CallerName, string>;
   gatewayToken: string;
 }
 

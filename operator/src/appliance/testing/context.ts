@@ -32,7 +32,15 @@ export function applianceContext(
     profile,
     useGpu: true,
     images,
-    secrets: { cortexToken: "cortex-secret", gatewayToken: "gateway-secret" },
+    secrets: {
+      cortexCredentials: {
+        gateway: "cortex-gateway-secret",
+        operator: "cortex-operator-secret",
+        admin: "cortex-admin-secret",
+        app: "cortex-app-secret",
+      },
+      gatewayToken: "gateway-secret",
+    },
     metricsNamespaces: ["monitoring"],
     operatorNamespace: "remram-system",
     ...overrides,
