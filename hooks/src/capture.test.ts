@@ -103,4 +103,25 @@ describe("captureToolResult", () => {
     });
     expect(skip({ message: toolMessage({ content: [] }) })).toEqual({ ok: false, reason: "empty" });
   });
+
+  it("strips injected content from the text and from every string in the details, keyed by the raw output", () => {
+    const fact = "Alice's cat is called Miso.";
+    const strip = (text: string) => text.replaceAll(fact, "");
+    const message = toolMessage({
+      toolCallId: undefined,
+      content: [{ type: "text", text: `notes: ${fact}` }],
+      details: { quoted: `"${fact}"` },
+    });
+    const result = captureToolResult({ message }, {}, principal, sessionKey, capture, now, strip);
+    expect(result).toMatchObject({ ok: true, item: { output: 'notes: \n\ndetails: {"quoted":"\\"\\""}' } });
+    // The key identifies the call by what the tool wrote, not by what happened to be injected at the time.
+    const plain = captureToolResult({ message }, {}, principal, sessionKey, capture, now);
+    expect(result.ok && plain.ok && result.item.provenanceKey).toBe(plain.ok && plain.item.provenanceKey);
+  });
+
+  it("skips a result that held nothing but injected content", () => {
+    const message = toolMessage({ content: [{ type: "text", text: "echo" }] });
+    const result = captureToolResult({ message }, {}, principal, sessionKey, capture, now, () => " ");
+    expect(result).toEqual({ ok: false, reason: "injected_only" });
+  });
 });

@@ -47,17 +47,35 @@ function contentText(content: unknown): string {
     .join("\n");
 }
 
-/** Structured details, as compact JSON, when they serialise at all. */
-function detailsJson(details: unknown): string | undefined {
+/** Structured details, as compact JSON, when they serialise at all; `strip` applies to every string in them. */
+function detailsJson(details: unknown, strip: (text: string) => string): string | undefined {
   if (details === undefined || details === null) return undefined;
   try {
-    return JSON.stringify(details);
+    // Strings are stripped before they are escaped: an item quoted in JSON would no longer match.
+    return JSON.stringify(details, (_key, value: unknown) =>
+      typeof value === "string" ? strip(value) : value,
+    );
   } catch {
     return undefined;
   }
 }
 
-export type CaptureSkipReason = "disabled" | "synthetic" | "skipped_tool" | "not_a_tool_result" | "empty";
+const unchanged = (text: string): string => text;
+
+/** Cortex has no field for structured details: they follow the text, both within the size limit. */
+function outputOf(text: string, details: string | undefined): string {
+  return [text, details === undefined ? "" : `details: ${details}`]
+    .filter((part) => part !== "")
+    .join("\n\n");
+}
+
+export type CaptureSkipReason =
+  | "disabled"
+  | "synthetic"
+  | "skipped_tool"
+  | "not_a_tool_result"
+  | "empty"
+  | "injected_only";
 
 export type CaptureResult =
   | { ok: true; item: ToolResultEvent; truncated: boolean }
@@ -70,6 +88,8 @@ export function captureToolResult(
   sessionKey: string,
   config: PluginConfig["capture"],
   now: Date,
+  /** Removes what the plugin injected (injected-content.ts) from the output before it is queued. */
+  strip: (text: string) => string = unchanged,
 ): CaptureResult {
   if (!config.enabled) return { ok: false, reason: "disabled" };
   // Synthetic results are ones the gateway made up (e.g. for an interrupted call): no tool ran.
@@ -84,12 +104,11 @@ export function captureToolResult(
     ctx.toolCallId ??
     (typeof message.toolCallId === "string" ? message.toolCallId : undefined);
   const text = contentText(message.content);
-  const details = detailsJson(message.details);
-  // Cortex has no field for structured details: they follow the text, both within the size limit.
-  const fullOutput = [text, details === undefined ? "" : `details: ${details}`]
-    .filter((part) => part !== "")
-    .join("\n\n");
-  if (fullOutput.trim() === "") return { ok: false, reason: "empty" };
+  // The key hashes the output as the tool wrote it, so it does not depend on what was injected meanwhile.
+  const original = outputOf(text, detailsJson(message.details, unchanged));
+  if (original.trim() === "") return { ok: false, reason: "empty" };
+  const fullOutput = outputOf(strip(text), detailsJson(message.details, strip));
+  if (fullOutput.trim() === "") return { ok: false, reason: "injected_only" };
   const limit = Math.min(config.maxTextChars, ingestLimits.maxTextChars);
   const truncated = fullOutput.length > limit;
   const observedAt =
@@ -105,7 +124,7 @@ export function captureToolResult(
         agentId: principal.agentId,
         sessionKey,
         toolName,
-        fallbackContent: fullOutput,
+        fallbackContent: original,
         ...(toolCallId === undefined ? {} : { toolCallId }),
       }),
       sessionId: toIdentifier(sessionKey),

@@ -10,8 +10,11 @@ import {
 import { describe, expect, it } from "vitest";
 import { captureToolResult } from "./capture.js";
 import { parsePluginConfig } from "./config.js";
+import { createCortexClient } from "./cortex-client.js";
 import { RetrieveResponseSchema } from "./cortex-contract.js";
+import { cortexRetriever } from "./hooks/retrieve.js";
 import { blocksCloud } from "./injection.js";
+import { emptyCounters } from "./metrics.js";
 import { derivePrincipal } from "./principal.js";
 import { toCortexDelta } from "./reflection.js";
 
@@ -24,6 +27,20 @@ describe("the hooks' side of the Cortex contract", () => {
   it("sends /retrieve requests Cortex accepts, even for peer ids Cortex would not", () => {
     const request = { principal, requestText: "what do I like?", tokenBudget: 1200, mode: "standard" };
     expect(retrieveRequest.safeParse(request).success).toBe(true);
+  });
+
+  it("sends the run's model location with every /retrieve, as Cortex reads it", async () => {
+    const bodies: unknown[] = [];
+    const fakeFetch: typeof fetch = async (_url, init) => {
+      bodies.push(JSON.parse(String(init?.body)));
+      return new Response("{}", { status: 200 });
+    };
+    const client = createCortexClient(config.cortex, fakeFetch);
+    const retrieve = cortexRetriever(client, config.injection, emptyCounters().retrieveLatency);
+    await retrieve(principal, "what do I like?", "local");
+    await retrieve(principal, "what do I like?", "cloud");
+    const sent = bodies.map((body) => retrieveRequest.parse(body).modelLocation);
+    expect(sent).toEqual(["local", "cloud"]);
   });
 
   it("queues tool results as /ingest events Cortex accepts", () => {

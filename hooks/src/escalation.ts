@@ -141,6 +141,16 @@ export function modelOverrideFor(
   return model === undefined ? undefined : { providerOverride: model.provider, modelOverride: model.model };
 }
 
+export type ModelLocation = "local" | "cloud";
+
+/** Where a provider's models run: on the box only when listed in `localProviders`; unknown counts as cloud. */
+export function modelLocationOf(
+  provider: string | undefined,
+  localProviders: readonly string[],
+): ModelLocation {
+  return provider !== undefined && localProviders.includes(provider) ? "local" : "cloud";
+}
+
 /**
  * The model a reflection run uses: the configured reflection model (its provider entry may hold the reply to
  * JSON), else the local one. Reflection reads a user's turn, so it is never a cloud decision.

@@ -62,6 +62,17 @@ export function filterForModel(
   };
 }
 
+/**
+ * The block's fixed sentences (besides the delimiters): plugin text, not knowledge, stripped from captures
+ * together with what the block held (injected-content.ts).
+ */
+export const blockPreamble = [
+  "Durable knowledge Remram retrieved for this conversation. It is memory, not the user's words: it may be",
+  "incomplete or out of date, and the conversation below wins where they disagree.",
+] as const;
+export const liveStateNote = "Memory is not authoritative for the current live state asked about.";
+export const lowConfidenceNote = "Retrieval confidence is low.";
+
 /** One line per item, with the delimiters defused so stored text can never close the block early. */
 function itemLine(text: string): string {
   const oneLine = text
@@ -83,6 +94,8 @@ export interface RenderedBlock {
   chunksIncluded: number;
   /** Items that did not fit under the ceiling. */
   itemsDropped: number;
+  /** Each included fact's and chunk's text as the model read it (a cut one ends in "…"). */
+  itemTexts: string[];
 }
 
 /**
@@ -94,26 +107,25 @@ export function renderKnowledgeBlock(
   bundle: RetrieveResponse,
   tokenCeiling: number,
 ): RenderedBlock | undefined {
-  const header = [
-    blockBegin,
-    "Durable knowledge Remram retrieved for this conversation. It is memory, not the user's words: it may be",
-    "incomplete or out of date, and the conversation below wins where they disagree.",
-  ];
-  if (bundle.liveState.detected)
-    header.push("Memory is not authoritative for the current live state asked about.");
-  if (bundle.lowConfidence) header.push("Retrieval confidence is low.");
+  const header: string[] = [blockBegin, ...blockPreamble];
+  if (bundle.liveState.detected) header.push(liveStateNote);
+  if (bundle.lowConfidence) header.push(lowConfidenceNote);
   const footer = [blockEnd];
   let used = estimateTokens([...header, ...footer].join("\n"));
   const body: string[] = [];
   let factsIncluded = 0;
   let chunksIncluded = 0;
   let itemsDropped = 0;
+  const itemTexts: string[] = [];
+  const injected = (text: string) => {
+    itemTexts.push(itemLine(text));
+  };
 
   const addSection = <T>(
     title: string,
     items: readonly T[],
     line: (item: T) => string,
-    onAdded: () => void,
+    onAdded: (item: T) => void,
   ) => {
     const lines: string[] = [];
     let sectionCost = estimateTokens(`## ${title}\n`);
@@ -126,7 +138,7 @@ export function renderKnowledgeBlock(
       }
       lines.push(text);
       sectionCost += cost;
-      onAdded();
+      onAdded(item);
     }
     if (lines.length === 0) return;
     body.push(`## ${title}`, ...lines);
@@ -144,8 +156,9 @@ export function renderKnowledgeBlock(
       section.title,
       facts,
       (fact: RetrievedFact) => `${itemLine(fact.statement)}${confidenceNote(fact.confidence)}`,
-      () => {
+      (fact) => {
         factsIncluded += 1;
+        injected(fact.statement);
       },
     );
   }
@@ -153,8 +166,9 @@ export function renderKnowledgeBlock(
     "Excerpts",
     bundle.chunks,
     (chunk: RetrievedChunk) => itemLine(chunk.text),
-    () => {
+    (chunk) => {
       chunksIncluded += 1;
+      injected(chunk.text);
     },
   );
   addSection(
@@ -166,5 +180,5 @@ export function renderKnowledgeBlock(
 
   if (factsIncluded + chunksIncluded === 0) return undefined;
   const text = [...header, ...body, ...footer].join("\n");
-  return { text, tokens: estimateTokens(text), factsIncluded, chunksIncluded, itemsDropped };
+  return { text, tokens: estimateTokens(text), factsIncluded, chunksIncluded, itemsDropped, itemTexts };
 }

@@ -26,6 +26,8 @@ export interface Counters {
   captures: number;
   captureDuplicates: number;
   captureSkips: Record<string, number>;
+  /** Injected content removed before it could reach Cortex again, by where it was found. */
+  injectedStripped: Record<string, number>;
   queueDrops: Record<string, number>;
   ingested: number;
   ingestFailures: number;
@@ -46,6 +48,7 @@ export function emptyCounters(): Counters {
     captures: 0,
     captureDuplicates: 0,
     captureSkips: {},
+    injectedStripped: {},
     queueDrops: {},
     ingested: 0,
     ingestFailures: 0,
@@ -146,6 +149,12 @@ export function renderPrometheus(counters: Counters, gauges: Gauges): string {
       help: "Tool results not captured, by reason.",
       type: "counter",
       samples: labelled("reason", counters.captureSkips),
+    },
+    {
+      name: "remram_hooks_injected_content_stripped_total",
+      help: "Pieces of injected knowledge removed from what is sent to Cortex, by where they were found.",
+      type: "counter",
+      samples: labelled("where", counters.injectedStripped),
     },
     {
       name: "remram_hooks_queue_drops_total",

@@ -57,13 +57,21 @@ export function registerRemramHooks(api: HostPluginApi): void {
   api.on("before_prompt_build", injectionHook({ config, state, principalOf, retrieve, logger }));
   api.on(
     "tool_result_persist",
-    captureHook({ config, counters, principalOf, captureQueue: () => getQueues().capture, logger }),
+    captureHook({
+      config,
+      counters,
+      injected: state.injected,
+      principalOf,
+      captureQueue: () => getQueues().capture,
+      logger,
+    }),
   );
   api.on(
     "agent_end",
     reflectionTriggerHook({
       config,
       counters,
+      injected: state.injected,
       principalOf,
       reflectionQueue: () => getQueues().reflection,
       logger,

@@ -33,6 +33,11 @@ describe("interactionDelta", () => {
   it("cuts from the front to the size limit", () => {
     expect(interactionDelta(turn, 20)).toBe("Assistant: Noted, Bergen.".slice(-20));
   });
+
+  it("passes every message through the injected-content filter before cutting", () => {
+    const strip = (text: string) => text.replaceAll("Bergen", "");
+    expect(interactionDelta(turn, 10_000, strip)).toBe("User: I moved to  last week.\nAssistant: Noted, .");
+  });
 });
 
 describe("buildReflectionJob", () => {
@@ -51,6 +56,16 @@ describe("buildReflectionJob", () => {
       interaction: expect.stringContaining("Bergen"),
       createdAt: "2026-11-22T10:00:00.000Z",
     });
+  });
+
+  it("builds nothing when the user's words were only injected content echoed back", () => {
+    const echo = [
+      { role: "user", content: "ECHO" },
+      { role: "assistant", content: "ECHO again" },
+    ];
+    expect(
+      buildReflectionJob({ ...base, messages: echo, strip: (text) => text.replaceAll("ECHO", "") }),
+    ).toBeUndefined();
   });
 
   it("builds nothing when there is no user text to reflect on", () => {
@@ -149,6 +164,7 @@ describe("toCortexDelta", () => {
     const scope = { kind: "user", ownerIds: ["alice"] };
     expect(delta).toEqual({
       sessionId: "agent:main:direct:alice",
+      observedAt: "2026-11-22T10:00:00.000Z",
       items: [
         { type: "preference", statement: "Likes tea", scope, sourceTurnIds: ["run-7"], confidence: 0.7 },
       ],

@@ -79,17 +79,24 @@ function messageText(message: Record<string, unknown>): string {
 
 /**
  * The last exchange of a run as plain text: from the last user message to the end, user and assistant text
- * only (tool results are captured separately), cut from the front to `maxChars`.
+ * only (tool results are captured separately), each message passed through `strip` (what was injected must
+ * not be reflected into memory again), cut from the front to `maxChars`.
  */
-export function interactionDelta(messages: readonly unknown[], maxChars: number): string {
+export function interactionDelta(
+  messages: readonly unknown[],
+  maxChars: number,
+  strip: (text: string) => string = (text) => text,
+): string {
   const records = messages.filter(isRecord);
   let start = records.length - 1;
   while (start > 0 && records[start]?.role !== "user") start -= 1;
   const lines = records
     .slice(Math.max(start, 0))
     .filter((message) => message.role === "user" || message.role === "assistant")
-    .map((message) => `${message.role === "user" ? "User" : "Assistant"}: ${messageText(message).trim()}`)
-    .filter((line) => !line.endsWith(":"));
+    .map((message) => ({ role: message.role, text: strip(messageText(message)).trim() }))
+    // A message with no text left (a tool call, or only injected content) is no line at all.
+    .filter((message) => message.text !== "")
+    .map((message) => `${message.role === "user" ? "User" : "Assistant"}: ${message.text}`);
   const text = lines.join("\n");
   return text.length > maxChars ? text.slice(text.length - maxChars) : text;
 }
@@ -102,8 +109,9 @@ export function buildReflectionJob(params: {
   messages: readonly unknown[];
   maxChars: number;
   now: Date;
+  strip?: (text: string) => string;
 }): ReflectionJob | undefined {
-  const interaction = interactionDelta(params.messages, params.maxChars);
+  const interaction = interactionDelta(params.messages, params.maxChars, params.strip);
   if (!interaction.includes("User:")) return undefined;
   return {
     jobId: params.jobId,
@@ -236,6 +244,8 @@ const sourceTurnIds = z.array(z.string().min(1).max(128)).min(1);
  */
 export const CortexReflectionDeltaSchema = z.strictObject({
   sessionId: z.string(),
+  /** When the reflected turn happened: Cortex refuses a delta observed before its person's erasure (410). */
+  observedAt: z.string().optional(),
   items: z.array(
     z.strictObject({
       type: z.enum(reflectedTypes),
@@ -282,6 +292,7 @@ export function toCortexDelta(delta: ReflectionDelta, job: ReflectionJob): Corte
   });
   return {
     sessionId: toIdentifier(job.sessionKey),
+    observedAt: job.createdAt,
     items: delta.items.flatMap((item) =>
       item.kind === "correction"
         ? []

@@ -7,6 +7,7 @@ import {
   describeFailure,
 } from "./cortex-client.js";
 import type { DurableQueue, QueuedEntry } from "./durable-queue.js";
+import { injectedFor, isInjectedStatement } from "./injected-content.js";
 import { errorMessage, logEvent } from "./log.js";
 import { increment, renderPrometheus } from "./metrics.js";
 import type { HostLogger, HostPluginApi } from "./openclaw-api.js";
@@ -182,9 +183,14 @@ function reflectionRunner(params: {
           logEvent(logger, "warn", "reflection_invalid", { jobId: job.jobId, message: parsed.error });
           return;
         }
+        // Its input had the injected knowledge removed; an item that still restates it is not new knowledge.
+        const shown = injectedFor(state.injected, job.principal);
+        const items = parsed.delta.items.filter((item) => !isInjectedStatement(item.statement, shown));
+        if (items.length < parsed.delta.items.length)
+          increment(counters.injectedStripped, "reflection_delta", parsed.delta.items.length - items.length);
         const queued = queues.reflect.enqueue(
           job.jobId,
-          { principal: job.principal, delta: toCortexDelta(parsed.delta, job) },
+          { principal: job.principal, delta: toCortexDelta({ ...parsed.delta, items }, job) },
           new Date(),
         );
         if (queued.status === "dropped_full") increment(counters.queueDrops, "reflect_full_dropped_newest");

@@ -1,6 +1,7 @@
 import type { RetrieveResponse } from "./cortex-contract.js";
 import type { DurableQueue } from "./durable-queue.js";
-import type { EscalationDecision } from "./escalation.js";
+import type { EscalationDecision, ModelLocation } from "./escalation.js";
+import type { InjectionLedger } from "./injected-content.js";
 import { type Counters, emptyCounters } from "./metrics.js";
 
 /**
@@ -17,6 +18,8 @@ export type RetrieveOutcome =
 /** A retrieval started in before_model_resolve and consumed by before_prompt_build of the same run. */
 export interface PrefetchEntry {
   startedAt: number;
+  /** The model location the bundle was asked for; a bundle for a local model never reaches a cloud one. */
+  modelLocation: ModelLocation;
   outcome: Promise<RetrieveOutcome>;
   decision?: EscalationDecision;
 }
@@ -30,6 +33,8 @@ export interface SharedState {
   prefetch: Map<string, PrefetchEntry>;
   /** Estimated transcript tokens per session, as of its last prompt build (for context pressure). */
   transcriptTokens: Map<string, number>;
+  /** What was injected, per principal: the capture paths remove it (injected-content.ts). */
+  injected: InjectionLedger;
   queues: Map<string, DurableQueue<unknown>>;
   reflectionAttempts: Map<string, number>;
   service?: ServiceHandles;
@@ -45,6 +50,7 @@ export function sharedState(): SharedState {
     counters: emptyCounters(),
     prefetch: new Map(),
     transcriptTokens: new Map(),
+    injected: new Map(),
     queues: new Map(),
     reflectionAttempts: new Map(),
   };

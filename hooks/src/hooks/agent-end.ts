@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { PluginConfig } from "../config.js";
 import type { DurableQueue } from "../durable-queue.js";
+import { type InjectionLedger, injectedFor, stripInjected } from "../injected-content.js";
 import { errorMessage, logEvent } from "../log.js";
 import { type Counters, increment } from "../metrics.js";
 import type { HookHandlers, HostLogger } from "../openclaw-api.js";
@@ -10,6 +11,8 @@ import { buildReflectionJob, type ReflectionJob } from "../reflection.js";
 export interface ReflectionTriggerDeps {
   config: Pick<PluginConfig, "reflection">;
   counters: Counters;
+  /** What was injected per principal: removed from the turn before a reflection reads it. */
+  injected: InjectionLedger;
   principalOf: PrincipalLookup;
   /** Opened on first use: a plugin instance that never ends a run touches no disk. */
   reflectionQueue: () => DurableQueue<ReflectionJob>;
@@ -21,7 +24,7 @@ export interface ReflectionTriggerDeps {
  * inside agent_end is refused, so the service runs the job (research note openclaw-hooks.md §3).
  */
 export function reflectionTriggerHook(deps: ReflectionTriggerDeps): HookHandlers["agent_end"] {
-  const { config, counters, principalOf, reflectionQueue, logger } = deps;
+  const { config, counters, injected, principalOf, reflectionQueue, logger } = deps;
   return (event, ctx) => {
     try {
       if (!config.reflection.enabled) return undefined;
@@ -37,6 +40,8 @@ export function reflectionTriggerHook(deps: ReflectionTriggerDeps): HookHandlers
         .update(`${ctx.sessionKey}\u0000${event.runId ?? ctx.runId ?? randomUUID()}`)
         .digest("hex")
         .slice(0, 32);
+      const shown = injectedFor(injected, principal.principal);
+      let stripped = 0;
       const job = buildReflectionJob({
         jobId,
         principal: principal.principal,
@@ -44,8 +49,14 @@ export function reflectionTriggerHook(deps: ReflectionTriggerDeps): HookHandlers
         messages: event.messages,
         maxChars: config.reflection.maxTranscriptChars,
         now: new Date(),
+        strip: (text) => {
+          const result = stripInjected(text, shown);
+          stripped += result.stripped;
+          return result.text;
+        },
         ...(event.runId === undefined ? {} : { runId: event.runId }),
       });
+      if (stripped > 0) increment(counters.injectedStripped, "reflection_input", stripped);
       if (job === undefined) return undefined;
       const queue = reflectionQueue();
       const outcome = queue.enqueue(job.jobId, job, new Date());

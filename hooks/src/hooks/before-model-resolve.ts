@@ -2,6 +2,8 @@ import type { PluginConfig } from "../config.js";
 import {
   decideEscalation,
   type EscalationDecision,
+  type EscalationInput,
+  modelLocationOf,
   modelOverrideFor,
   reflectionModelOverride,
 } from "../escalation.js";
@@ -36,12 +38,34 @@ export function escalationHook(deps: EscalationHookDeps): HookHandlers["before_m
       sweepPrefetch(state, now);
       const key = runKey(ctx);
       const principal = principalOf(ctx);
+      const escalationPossible = config.escalation.enabled && config.escalation.cloud !== undefined;
+      const input: EscalationInput = {
+        prompt: event.prompt,
+        attachmentKinds: (event.attachments ?? []).map((attachment) => attachment.kind),
+        transcriptTokens:
+          ctx.sessionKey === undefined ? 0 : (state.transcriptTokens.get(ctx.sessionKey) ?? 0),
+        knowledgeTokens: 0,
+        knowledgeBlocksCloud: false,
+      };
+      // The bundle is asked for before the decision it feeds, so for the model the run is headed to without
+      // knowledge: the knowledge can only veto the cloud, or (by its size) push a run there, which
+      // before_prompt_build then sees and retrieves again for.
+      const headedTo = escalationPossible
+        ? modelOverrideFor(decideEscalation(input, config.escalation), config.escalation)?.providerOverride
+        : undefined;
+      const modelLocation = modelLocationOf(
+        headedTo ?? ctx.modelProviderId,
+        config.escalation.localProviders,
+      );
       const entry: PrefetchEntry | undefined =
         key !== undefined && principal.ok && config.injection.enabled
-          ? { startedAt: now, outcome: retrieve(principal.principal, event.prompt) }
+          ? {
+              startedAt: now,
+              modelLocation,
+              outcome: retrieve(principal.principal, event.prompt, modelLocation),
+            }
           : undefined;
       if (key !== undefined && entry !== undefined) state.prefetch.set(key, entry);
-      const escalationPossible = config.escalation.enabled && config.escalation.cloud !== undefined;
       // Waiting for the bundle only matters when it could veto a cloud model; it is bounded by its timeout.
       const outcome = escalationPossible && entry !== undefined ? await entry.outcome : undefined;
       const bundle = outcome?.status === "ok" ? outcome.bundle : undefined;
@@ -49,10 +73,7 @@ export function escalationHook(deps: EscalationHookDeps): HookHandlers["before_m
         bundle === undefined ? undefined : renderKnowledgeBlock(bundle, config.injection.tokenCeiling);
       decision = decideEscalation(
         {
-          prompt: event.prompt,
-          attachmentKinds: (event.attachments ?? []).map((attachment) => attachment.kind),
-          transcriptTokens:
-            ctx.sessionKey === undefined ? 0 : (state.transcriptTokens.get(ctx.sessionKey) ?? 0),
+          ...input,
           knowledgeTokens: rendered?.tokens ?? 0,
           knowledgeBlocksCloud:
             bundle !== undefined && blocksCloud(bundle, config.escalation.allowPrivateToCloud),

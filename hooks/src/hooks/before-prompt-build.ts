@@ -1,4 +1,6 @@
 import type { PluginConfig } from "../config.js";
+import { modelLocationOf } from "../escalation.js";
+import { rememberInjection } from "../injected-content.js";
 import { filterForModel, renderKnowledgeBlock } from "../injection.js";
 import { errorMessage, logEvent } from "../log.js";
 import { increment } from "../metrics.js";
@@ -9,7 +11,7 @@ import { type Retrieve, runKey } from "./retrieve.js";
 
 export interface InjectionHookDeps {
   config: Pick<PluginConfig, "escalation" | "injection">;
-  state: Pick<SharedState, "counters" | "prefetch" | "transcriptTokens">;
+  state: Pick<SharedState, "counters" | "prefetch" | "transcriptTokens" | "injected">;
   principalOf: PrincipalLookup;
   retrieve: Retrieve;
   logger: HostLogger;
@@ -52,8 +54,20 @@ export function injectionHook(deps: InjectionHookDeps): HookHandlers["before_pro
       const key = runKey(ctx);
       const prefetched = key === undefined ? undefined : state.prefetch.get(key);
       if (key !== undefined) state.prefetch.delete(key);
-      const outcome = await (prefetched?.outcome ??
-        retrieve(principal.principal, event.currentUserMessage ?? event.prompt));
+      // The provider the run resolved to (after every plugin's before_model_resolve) decides what Cortex may put
+      // in the bundle; unknown counts as cloud.
+      const provider = ctx.modelProviderId;
+      const modelLocation =
+        provider !== undefined
+          ? modelLocationOf(provider, config.escalation.localProviders)
+          : (prefetched?.decision?.target ?? "cloud");
+      // A bundle asked for a local model may hold contact details: a run that ended up in the cloud asks again.
+      const usable =
+        prefetched !== undefined && !(prefetched.modelLocation === "local" && modelLocation === "cloud")
+          ? prefetched
+          : undefined;
+      const outcome = await (usable?.outcome ??
+        retrieve(principal.principal, event.currentUserMessage ?? event.prompt, modelLocation));
       if (outcome.status === "failed") {
         if (outcome.reason === "timeout") counters.retrieveTimeouts += 1;
         else counters.retrieveErrors += 1;
@@ -65,13 +79,7 @@ export function injectionHook(deps: InjectionHookDeps): HookHandlers["before_pro
       }
       // The model that will read this block decides what may be in it: whatever the escalation said, a
       // provider that is not local gets no private item without consent.
-      const provider = ctx.modelProviderId;
-      const target =
-        provider !== undefined
-          ? config.escalation.localProviders.includes(provider)
-            ? "local"
-            : "cloud"
-          : (prefetched?.decision?.target ?? "local");
+      const target = provider !== undefined ? modelLocation : (prefetched?.decision?.target ?? "local");
       const visible = filterForModel(outcome.bundle, target, config.escalation.allowPrivateToCloud);
       counters.privateItemsWithheld +=
         outcome.bundle.facts.length +
@@ -81,6 +89,8 @@ export function injectionHook(deps: InjectionHookDeps): HookHandlers["before_pro
       const block = renderKnowledgeBlock(visible, config.injection.tokenCeiling);
       if (block === undefined) return skip(outcome.bundle.degraded ? "cortex_degraded" : "nothing_retrieved");
       counters.injections += 1;
+      // Remembered before it is handed over: this run's captures must not send it back to Cortex.
+      rememberInjection(state.injected, principal.principal, block);
       return { appendSystemContext: block.text };
     } catch (error) {
       increment(counters.hookErrors, "before_prompt_build");

@@ -2,13 +2,21 @@ import { retrieveLimits } from "@remram/contract";
 import type { PluginConfig } from "../config.js";
 import { type CortexClient, describeFailure } from "../cortex-client.js";
 import { RetrieveResponseSchema } from "../cortex-contract.js";
+import type { ModelLocation } from "../escalation.js";
 import { type Histogram, observe } from "../metrics.js";
 import type { AgentHookContext } from "../openclaw-api.js";
 import type { Principal } from "../principal.js";
 import type { RetrieveOutcome } from "../shared-state.js";
 
-/** One /retrieve for a principal's request; Cortex failing or timing out is an outcome, not an exception. */
-export type Retrieve = (principal: Principal, requestText: string) => Promise<RetrieveOutcome>;
+/**
+ * One /retrieve for a principal's request, for a model that runs locally or in the cloud (Cortex keeps contact
+ * details out of a cloud model's bundle); Cortex failing or timing out is an outcome, not an exception.
+ */
+export type Retrieve = (
+  principal: Principal,
+  requestText: string,
+  modelLocation: ModelLocation,
+) => Promise<RetrieveOutcome>;
 
 /** The key a run's prefetched retrieval waits under, from before_model_resolve to before_prompt_build. */
 export function runKey(ctx: AgentHookContext): string | undefined {
@@ -20,7 +28,7 @@ export function cortexRetriever(
   injection: PluginConfig["injection"],
   latency: Histogram,
 ): Retrieve {
-  return async (principal, requestText) => {
+  return async (principal, requestText, modelLocation) => {
     // Nothing to search for (an attachment-only turn): an empty bundle, without a round trip.
     if (requestText.trim() === "") return { status: "ok", bundle: RetrieveResponseSchema.parse({}) };
     const started = performance.now();
@@ -33,6 +41,7 @@ export function cortexRetriever(
           : requestText,
       tokenBudget: Math.min(injection.tokenCeiling, retrieveLimits.maxTokenBudget),
       mode: injection.mode,
+      modelLocation,
     });
     observe(latency, (performance.now() - started) / 1000);
     if (result.ok) return { status: "ok", bundle: result.value };

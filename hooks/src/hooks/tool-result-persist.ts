@@ -2,6 +2,7 @@ import { captureToolResult } from "../capture.js";
 import type { PluginConfig } from "../config.js";
 import type { ToolResultEvent } from "../cortex-contract.js";
 import type { DurableQueue } from "../durable-queue.js";
+import { type InjectionLedger, injectedFor, stripInjected } from "../injected-content.js";
 import { errorMessage, logEvent } from "../log.js";
 import { type Counters, increment } from "../metrics.js";
 import type { HookHandlers, HostLogger } from "../openclaw-api.js";
@@ -10,6 +11,8 @@ import { isReflectionSession, type PrincipalLookup } from "../principal.js";
 export interface CaptureHookDeps {
   config: Pick<PluginConfig, "capture">;
   counters: Counters;
+  /** What was injected per principal: removed from the tool result before it is queued. */
+  injected: InjectionLedger;
   principalOf: PrincipalLookup;
   /** Opened on first use: a plugin instance that never sees a tool result touches no disk. */
   captureQueue: () => DurableQueue<ToolResultEvent>;
@@ -21,7 +24,7 @@ export interface CaptureHookDeps {
  * Synchronous (the host ignores a Promise); it never changes the persisted message, even when it fails.
  */
 export function captureHook(deps: CaptureHookDeps): HookHandlers["tool_result_persist"] {
-  const { config, counters, principalOf, captureQueue, logger } = deps;
+  const { config, counters, injected, principalOf, captureQueue, logger } = deps;
   return (event, ctx) => {
     try {
       const sessionKey = ctx.sessionKey;
@@ -34,6 +37,8 @@ export function captureHook(deps: CaptureHookDeps): HookHandlers["tool_result_pe
         increment(counters.captureSkips, principal.ok ? "no_session_key" : principal.reason);
         return undefined;
       }
+      const shown = injectedFor(injected, principal.principal);
+      let stripped = 0;
       const captured = captureToolResult(
         event,
         ctx,
@@ -41,7 +46,13 @@ export function captureHook(deps: CaptureHookDeps): HookHandlers["tool_result_pe
         sessionKey,
         config.capture,
         new Date(),
+        (text) => {
+          const result = stripInjected(text, shown);
+          stripped += result.stripped;
+          return result.text;
+        },
       );
+      if (stripped > 0) increment(counters.injectedStripped, "tool_result", stripped);
       if (!captured.ok) {
         increment(counters.captureSkips, captured.reason);
         return undefined;

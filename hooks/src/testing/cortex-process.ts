@@ -12,6 +12,7 @@ import { waitFor } from "../../../test/harness/src/wait.js";
 
 export interface CortexProcess {
   url: string;
+  /** The gateway's credential: the hooks call Cortex as the gateway. */
   token: string;
   indexPrefix: string;
   /** Start (again) on the same port and indices; resolves when /readyz answers 200. */
@@ -50,7 +51,7 @@ export async function cortexProcess(params: {
           ...process.env,
           CORTEX_HOST: "127.0.0.1",
           CORTEX_PORT: String(port),
-          CORTEX_TOKEN: token,
+          CORTEX_GATEWAY_TOKEN: token,
           CORTEX_OPENSEARCH_URL: params.opensearchUrl,
           CORTEX_INDEX_PREFIX: indexPrefix,
           CORTEX_LOG_LEVEL: "warn",

@@ -1,0 +1,195 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type PluginConfigInput, parsePluginConfig } from "../config.js";
+import { RetrieveResponseSchema } from "../cortex-contract.js";
+import { emptyCounters } from "../metrics.js";
+import type { AgentHookContext, HostLogger } from "../openclaw-api.js";
+import { derivePrincipal, type PrincipalLookup } from "../principal.js";
+import { openQueues } from "../queues.js";
+import type { SharedState } from "../shared-state.js";
+import { reflectionTriggerHook } from "./agent-end.js";
+import { escalationHook } from "./before-model-resolve.js";
+import { injectionHook } from "./before-prompt-build.js";
+import type { Retrieve } from "./retrieve.js";
+import { captureHook } from "./tool-result-persist.js";
+
+/** The hook handlers wired as plugin.ts wires them, on a state and queues of their own. */
+
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+const logger: HostLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const fact = "Alice's cat is called Miso.";
+const chunk = "Earlier: we agreed the NAS backs up nightly to the garage disk.";
+const bundle = RetrieveResponseSchema.parse({
+  facts: [{ id: "f1", statement: fact, type: "fact", scope: "user", privacy: "private", confidence: 0.9 }],
+  chunks: [{ id: "k1", text: chunk, scope: "user", privacy: "private" }],
+});
+
+function wired(input: PluginConfigInput = {}) {
+  const queuePath = mkdtempSync(join(tmpdir(), "remram-hooks-test-"));
+  directories.push(queuePath);
+  const config = parsePluginConfig({
+    principals: { identities: { "openai-user:alice": "alice" } },
+    queue: { path: queuePath },
+    ...input,
+  });
+  const state: SharedState = {
+    counters: emptyCounters(),
+    prefetch: new Map(),
+    transcriptTokens: new Map(),
+    injected: new Map(),
+    queues: new Map(),
+    reflectionAttempts: new Map(),
+  };
+  const queues = openQueues(state, config, queuePath);
+  const principalOf: PrincipalLookup = (ctx) =>
+    derivePrincipal(ctx, config.principals, config.injection.groupSessions);
+  const requests: Parameters<Retrieve>[] = [];
+  const retrieve: Retrieve = async (...args) => {
+    requests.push(args);
+    return { status: "ok", bundle };
+  };
+  const counters = state.counters;
+  return {
+    state,
+    queues,
+    requests,
+    resolve: escalationHook({ config, state, principalOf, retrieve, logger }),
+    inject: injectionHook({ config, state, principalOf, retrieve, logger }),
+    /** The model location of each /retrieve so far. */
+    locations: () => requests.map(([, , location]) => location),
+    capture: captureHook({
+      config,
+      counters,
+      injected: state.injected,
+      principalOf,
+      captureQueue: () => queues.capture,
+      logger,
+    }),
+    end: reflectionTriggerHook({
+      config,
+      counters,
+      injected: state.injected,
+      principalOf,
+      reflectionQueue: () => queues.reflection,
+      logger,
+    }),
+  };
+}
+
+const ctx: AgentHookContext = {
+  agentId: "main",
+  sessionKey: "agent:main:openai-user:alice",
+  runId: "run-1",
+  modelProviderId: "ollama",
+  trigger: "user",
+};
+const text = (value: string) => [{ type: "text", text: value }];
+
+describe("adversarial: injected content, through the hook handlers", () => {
+  it("keeps what before_prompt_build injected out of the captured tool result and the reflection input", async () => {
+    const hooks = wired();
+    const injected = await hooks.inject({ prompt: "What is my cat called?", messages: [] }, ctx);
+    const block = injected?.appendSystemContext ?? "";
+    expect(block).toContain(fact);
+
+    // A file the user saved the block into, its delimiter mangled on the way, read back by a tool.
+    const mangled = block
+      .replace("<<<remram-knowledge", "[remram memory]")
+      .replace("remram-knowledge>>>", "");
+    hooks.capture(
+      {
+        toolName: "read",
+        toolCallId: "call-1",
+        message: {
+          role: "toolResult",
+          toolCallId: "call-1",
+          toolName: "read",
+          content: text(`${mangled}\nThe shed door sticks in winter.`),
+          isError: false,
+          timestamp: Date.now(),
+        },
+      },
+      { agentId: "main", sessionKey: ctx.sessionKey },
+    );
+    const [captured] = hooks.queues.capture.peek(1);
+    expect(captured?.payload.output).toContain("The shed door sticks in winter.");
+    expect(captured?.payload.output).not.toContain("Miso");
+    expect(captured?.payload.output).not.toContain("garage disk");
+
+    await hooks.end(
+      {
+        runId: "run-1",
+        success: true,
+        messages: [
+          { role: "user", content: text(`You said: ${fact} Is that right? Also, I bought a kayak.`) },
+          { role: "assistant", content: text(`Yes: ${fact.toUpperCase()}`) },
+        ],
+      },
+      ctx,
+    );
+    const [job] = hooks.queues.reflection.peek(1);
+    expect(job?.payload.interaction).toContain("I bought a kayak.");
+    expect(job?.payload.interaction).not.toMatch(/miso/i);
+    expect(hooks.state.counters.injectedStripped.tool_result).toBeGreaterThan(0);
+    expect(hooks.state.counters.injectedStripped.reflection_input).toBe(2);
+  });
+});
+
+describe("the model location sent with /retrieve", () => {
+  const cloudConfig: PluginConfigInput = {
+    escalation: {
+      local: { provider: "ollama", model: "qwen3:8b" },
+      cloud: { provider: "anthropic", model: "claude-sonnet" },
+    },
+  };
+  const prompt = { prompt: "What is my cat called?", messages: [] };
+
+  it("is local for an Ollama run and cloud for any other provider, prefetched once per run", async () => {
+    const local = wired();
+    await local.resolve({ prompt: prompt.prompt }, ctx);
+    await local.inject(prompt, ctx);
+    expect(local.locations()).toEqual(["local"]);
+
+    const cloud = wired();
+    const cloudRun = { ...ctx, modelProviderId: "openai" };
+    await cloud.resolve({ prompt: prompt.prompt }, cloudRun);
+    await cloud.inject(prompt, cloudRun);
+    expect(cloud.locations()).toEqual(["cloud"]);
+  });
+
+  it("follows the escalation: a run headed for the cloud model asks for a cloud bundle", async () => {
+    const hooks = wired({ escalation: { ...cloudConfig.escalation, allowPrivateToCloud: true } });
+    const override = await hooks.resolve({ prompt: "/cloud What is my cat called?" }, ctx);
+    expect(override).toEqual({ providerOverride: "anthropic", modelOverride: "claude-sonnet" });
+    await hooks.inject(prompt, { ...ctx, modelProviderId: "anthropic" });
+    expect(hooks.locations()).toEqual(["cloud"]);
+  });
+
+  it("asks again for a cloud bundle when the run ends up on a cloud model after a local prefetch", async () => {
+    const hooks = wired(cloudConfig);
+    await hooks.resolve({ prompt: prompt.prompt }, ctx);
+    // Another plugin (or the knowledge's size) moved the run to the cloud after the prefetch.
+    await hooks.inject(prompt, { ...ctx, modelProviderId: "anthropic" });
+    expect(hooks.locations()).toEqual(["local", "cloud"]);
+  });
+
+  it("keeps a cloud bundle for a run that ended up local, and treats an unknown provider as cloud", async () => {
+    const hooks = wired(cloudConfig);
+    // Headed for the cloud, then kept local by the private knowledge in the bundle (the privacy veto).
+    const override = await hooks.resolve({ prompt: "/cloud What is my cat called?" }, ctx);
+    expect(override).toEqual({ providerOverride: "ollama", modelOverride: "qwen3:8b" });
+    await hooks.inject(prompt, ctx);
+    expect(hooks.locations()).toEqual(["cloud"]);
+
+    const unknown = wired();
+    const { modelProviderId: _provider, ...withoutProvider } = ctx;
+    await unknown.inject(prompt, withoutProvider);
+    expect(unknown.locations()).toEqual(["cloud"]);
+  });
+});

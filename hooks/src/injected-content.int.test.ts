@@ -1,0 +1,262 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testbedEndpoints } from "../../test/harness/src/inject.js";
+import { runDir } from "../../test/harness/src/paths.js";
+import { chatCompletionRequests, promptText } from "../../test/harness/src/services/openai-recorder.js";
+import { openClawProviderId, sendMessage } from "../../test/harness/src/services/openclaw.js";
+import { waitFor } from "../../test/harness/src/wait.js";
+import { RetrieveResponseSchema } from "./cortex-contract.js";
+import { blockBegin, renderKnowledgeBlock } from "./injection.js";
+import { type CortexProcess, cortexProcess } from "./testing/cortex-process.js";
+import {
+  metricValue,
+  type PluginGateway,
+  readMetrics,
+  reflectionProviderId,
+  startPluginGateway,
+} from "./testing/gateway-fixture.js";
+
+// REMRAM_TESTBED=opensearch,ollama. Security issue 15, finding 6: what the plugin injects must never be stored
+// again, whatever delimiter (if any) it comes back in. The real gateway injects Alice's fact, then the fact comes
+// back through every path the plugin captures; Cortex's indices are read directly for a second copy.
+const ollama = testbedEndpoints("ollama");
+const opensearch = testbedEndpoints("opensearch");
+const reflectionMarker = "You extract durable knowledge";
+const fact = "Alice's cat is called Miso.";
+const question = "What is my cat called?";
+// Every scripted run ends with this reply (the relay writes it, not SmolLM2): a model quoting the fact verbatim.
+const echoReply = `Noted. From what I remember, ${fact}`;
+const turnTimeoutMs = 240_000;
+const testTimeoutMs = 600_000;
+
+describe("adversarial: injected content", () => {
+  let cortex: CortexProcess;
+  let fixture: PluginGateway;
+  let baseline: string[];
+
+  const cortexPost = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const response = await fetch(`${cortex.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${cortex.token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`Cortex ${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  /** Every document in any of this Cortex's indices whose stored source mentions `needle`, as index/id. */
+  const storedWith = async (needle: string): Promise<string[]> => {
+    const indices = `${opensearch.url}/${cortex.indexPrefix}-*`;
+    await fetch(`${indices}/_refresh`, { method: "POST" });
+    const response = await fetch(`${indices}/_search?size=10000`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: { match_all: {} } }),
+    });
+    const { hits } = (await response.json()) as {
+      hits: { hits: { _index: string; _id: string; _source: unknown }[] };
+    };
+    return hits.hits
+      .filter((hit) => JSON.stringify(hit._source).toLowerCase().includes(needle.toLowerCase()))
+      .map((hit) => `${hit._index}/${hit._id}`)
+      .sort();
+  };
+  const stored = async (needle: string): Promise<string[] | undefined> => {
+    const found = await storedWith(needle);
+    return found.length > 0 ? found : undefined;
+  };
+  const metrics = () => readMetrics(fixture.metricsUrl);
+  const workspaceFile = (name: string, content: string) =>
+    writeFileSync(join(fixture.gateway.endpoints.home, "workspace", name), content);
+  /** One run of Alice's: the relay issues the read call, the gateway runs it, the relay writes the echo reply. */
+  const readAs = (text: string, file: string) =>
+    sendMessage(fixture.gateway.endpoints, {
+      text: `${text} [[tool:read {"path":"${file}"}]]`,
+      user: "alice",
+      timeoutMs: turnTimeoutMs,
+    });
+  /** The precondition of every case: the model of that run really was shown the fact in the block. */
+  const expectInjected = (marker: string) => {
+    const prompts = chatCompletionRequests(fixture.recorder.requests)
+      .map((request) => promptText(request.body))
+      .filter((prompt) => prompt.includes(marker) && !prompt.includes(reflectionMarker));
+    expect(prompts.length).toBeGreaterThan(0);
+    for (const prompt of prompts) {
+      expect(prompt).toContain(blockBegin);
+      expect(prompt).toContain(fact);
+    }
+  };
+
+  beforeAll(async () => {
+    cortex = await cortexProcess({ opensearchUrl: opensearch.url, ollamaUrl: ollama.url });
+    await cortex.start();
+    const tokenDir = join(runDir, `hooks-token-${cortex.indexPrefix}`);
+    mkdirSync(tokenDir, { recursive: true });
+    const tokenFile = join(tokenDir, "cortex-token");
+    writeFileSync(tokenFile, `${cortex.token}\n`, { mode: 0o600 });
+    await cortexPost("/ingest", {
+      events: [
+        {
+          kind: "knowledge",
+          provenanceKey: "seed-alice-cat",
+          scope: "user",
+          owner: { userId: "alice" },
+          privacy: "private",
+          statement: fact,
+          type: "fact",
+          source: "user",
+          confidence: 0.9,
+        },
+      ],
+    });
+    baseline = await waitFor(() => stored("miso"), { what: "the seeded fact", timeoutMs: 30_000 });
+    fixture = await startPluginGateway({
+      ollama,
+      withTools: true,
+      replyAfterScriptedTool: echoReply,
+      config: ({ metricsPort, queueDir }) => ({
+        cortex: { url: cortex.url, tokenFile, retrieveTimeoutMs: 4_000 },
+        principals: { identities: { "openai-user:alice": "alice" } },
+        escalation: { localProviders: [openClawProviderId] },
+        queue: { path: queueDir, drainIntervalMs: 250, backoffInitialMs: 250, backoffMaxMs: 2_000 },
+        reflection: {
+          runTimeoutMs: 120_000,
+          model: { provider: reflectionProviderId, model: ollama.chatModel },
+        },
+        metrics: { port: metricsPort },
+      }),
+    });
+    console.log(`gateway log: ${fixture.gateway.processes[0]?.logFile}; Cortex at ${cortex.url}`);
+  }, testTimeoutMs);
+
+  afterAll(async () => {
+    await fixture?.stop();
+    await cortex?.stop();
+    if (cortex !== undefined)
+      rmSync(join(runDir, `hooks-token-${cortex.indexPrefix}`), { recursive: true, force: true });
+  }, testTimeoutMs);
+
+  it(
+    "a tool result holding the block verbatim, in the hooks' own delimiter, stores no second copy",
+    async () => {
+      const rendered = renderKnowledgeBlock(
+        RetrieveResponseSchema.parse({
+          facts: [{ id: "f", statement: fact, type: "fact", confidence: 0.9 }],
+        }),
+        1_200,
+      );
+      if (rendered === undefined) throw new Error("nothing rendered");
+      workspaceFile("SAVED.md", `${rendered.text}\nThe shed door sticks in winter.\n`);
+      await readAs(`${question} Read SAVED.md.`, "SAVED.md");
+      expectInjected("Read SAVED.md.");
+      await waitFor(() => stored("shed door"), {
+        what: "the tool result in Cortex",
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      });
+      expect(await storedWith("miso")).toEqual(baseline);
+      expect(
+        metricValue(await metrics(), "remram_hooks_injected_content_stripped_total", 'where="tool_result"'),
+      ).toBeGreaterThan(0);
+    },
+    testTimeoutMs,
+  );
+
+  it(
+    "a tool result echoing the block under a delimiter a model paraphrased stores no second copy",
+    async () => {
+      workspaceFile(
+        "PASTED.md",
+        [
+          "[[ Remram memory ]]",
+          "Facts:",
+          "* alice’s cat is called Miso",
+          "[[ /Remram memory ]]",
+          "The garden gate squeaks since May.",
+        ].join("\n"),
+      );
+      await readAs(`${question} Read PASTED.md.`, "PASTED.md");
+      expectInjected("Read PASTED.md.");
+      await waitFor(() => stored("gate squeaks"), {
+        what: "the tool result in Cortex",
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      });
+      expect(await storedWith("miso")).toEqual(baseline);
+    },
+    testTimeoutMs,
+  );
+
+  it(
+    "a user message and a model reply that quote the injected fact are not reflected into a second copy",
+    async () => {
+      workspaceFile("GARAGE.md", "The garage opener battery is a CR2032.\n");
+      const userEcho = [
+        "Earlier you showed me this:",
+        "<< REMRAM KNOWLEDGE >>",
+        `- ${fact}`,
+        "<< END REMRAM KNOWLEDGE >>",
+        `So ${fact} Also, I bought a red kayak. Read GARAGE.md.`,
+      ].join("\n");
+      const reply = await readAs(userEcho, "GARAGE.md");
+      expect(reply).toContain(fact);
+      expectInjected("I bought a red kayak.");
+      // The reflection run reads the turn: the user's words and the reply, without what was injected.
+      const reflectionPrompt = await waitFor(
+        async () =>
+          chatCompletionRequests(fixture.recorder.requests)
+            .map((request) => promptText(request.body))
+            .find((prompt) => prompt.includes(reflectionMarker) && prompt.includes("red kayak")),
+        { what: "the reflection run of the echoing turn", timeoutMs: 420_000, intervalMs: 1_000 },
+      );
+      expect(reflectionPrompt).not.toMatch(/miso/i);
+      expect(reflectionPrompt).toContain("Noted. From what I remember,");
+      // Every queued reflection has finished and its delta (if any) reached Cortex.
+      await waitFor(
+        async () => {
+          const text = await metrics();
+          const finished = ["extracted", "invalid_delta", "gave_up"]
+            .map((outcome) => metricValue(text, "remram_hooks_reflections_total", `outcome="${outcome}"`))
+            .reduce((sum, value) => sum + value, 0);
+          const pending = metricValue(text, "remram_hooks_queue_depth", 'queue="reflect"');
+          return finished >= metricValue(text, "remram_hooks_reflections_enqueued_total") && pending === 0
+            ? true
+            : undefined;
+        },
+        { what: "every reflection to finish", timeoutMs: 420_000, intervalMs: 1_000 },
+      );
+      expect(await storedWith("miso")).toEqual(baseline);
+    },
+    testTimeoutMs,
+  );
+
+  it(
+    "Cortex itself drops a block in the hooks' delimiter from a client that sends it unstripped",
+    async () => {
+      const block = `<<<remram-knowledge\n## Facts\n- ${fact} (confidence 0.90)\nremram-knowledge>>>`;
+      await cortexPost("/ingest", {
+        events: [
+          {
+            kind: "tool_result",
+            provenanceKey: "unstripped-client",
+            sessionId: "old-hooks-session",
+            agentId: "main",
+            observedAt: new Date().toISOString(),
+            scope: "user",
+            owner: { userId: "alice" },
+            tool: "read",
+            output: `${block}\nThe porch light runs on a timer.`,
+          },
+        ],
+      });
+      const porch = await waitFor(() => stored("porch light"), {
+        what: "the event in Cortex",
+        timeoutMs: 30_000,
+      });
+      const miso = await storedWith("miso");
+      expect(porch.filter((id) => miso.includes(id))).toEqual([]);
+    },
+    testTimeoutMs,
+  );
+});
