@@ -306,6 +306,23 @@ describe("an ArtifactProposal approved with kubectl remram against the real Cort
       subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" }],
     });
 
+    // A mirror nobody decided on whose proposal Cortex no longer holds (as after an erasure deleted it): the next
+    // cycle deletes it, since its diff may quote what was erased.
+    await client.create(`${api}/artifactproposals`, {
+      apiVersion: "remram.io/v1alpha1",
+      kind: "ArtifactProposal",
+      metadata: { name: "box-erased", namespace, labels: { "remram.io/appliance": "box" } },
+      spec: {
+        applianceRef: { name: "box" },
+        proposalId: "proposal-erased",
+        artifactPath: "notes/erased.md",
+        proposedDigest: `sha256:${"0".repeat(64)}`,
+        diff: "+ something an erased person said",
+        rationale: "proposed by dream",
+        proposedBy: "remram-admin",
+      },
+    });
+
     // `kubectl remram dream now nightly`: a request newer (to the second) than the schedule's last run.
     await sleep(1_100);
     const requestedAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -328,6 +345,7 @@ describe("an ArtifactProposal approved with kubectl remram against the real Cort
     );
     expect(run.status?.lastRun, JSON.stringify(run.status?.lastRun)).toMatchObject({ outcome: "Succeeded" });
     expect(run.status?.lastRun?.mirroredProposals).toBeGreaterThanOrEqual(1);
+    expect(await client.get(`${api}/artifactproposals/box-erased`)).toBeUndefined();
     const mirrored = await waitFor(
       async () => {
         const list = await client.get<{ items: Proposal[] }>(`${api}/artifactproposals`);

@@ -227,8 +227,25 @@ export class DreamScheduleReconciler {
     })();
   }
 
-  /** One ArtifactProposal per pending Cortex proposal; existing ones are left alone (their spec is immutable). */
+  /**
+   * One ArtifactProposal per pending Cortex proposal; existing ones are left alone (their spec is immutable). One
+   * nobody has decided on yet whose proposal Cortex no longer holds as pending (superseded by a later cycle, or
+   * deleted by an erasure, whose text its diff may quote) is deleted.
+   */
   async mirror(namespace: string, appliance: string, proposals: readonly PendingProposal[]): Promise<number> {
+    const pending = new Set(proposals.map((proposal) => proposal.id));
+    for (const object of this.deps.proposals.list(namespace)) {
+      const mirrored = object as KubeObject & {
+        spec?: { proposalId?: string };
+        status?: { approval?: unknown };
+      };
+      if (mirrored.metadata.labels?.["remram.io/appliance"] !== appliance) continue;
+      if (mirrored.status?.approval !== undefined || mirrored.spec?.proposalId === undefined) continue;
+      if (pending.has(mirrored.spec.proposalId)) continue;
+      await this.deps.client.delete(
+        resourcePath("remram.io/v1alpha1", "ArtifactProposal", namespace, mirrored.metadata.name),
+      );
+    }
     let created = 0;
     for (const proposal of proposals) {
       const name = proposalObjectName(appliance, proposal.id);
