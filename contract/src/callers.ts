@@ -11,3 +11,9 @@ import { z } from "zod";
 export const callerNames = ["gateway", "operator", "admin", "app"] as const;
 export const callerName = z.enum(callerNames);
 export type CallerName = z.infer<typeof callerName>;
+
+/**
+ * The `error` of Cortex's 403 for a caller the route does not list: a matter of configuration (the credential), not
+ * of the request's items, so a client keeps such items and sends them again once it is fixed.
+ */
+export const callerRefusedError = "Caller Not Allowed";

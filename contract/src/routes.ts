@@ -254,7 +254,13 @@ export const routes = {
     schema: {
       summary: "Search summaries by text and coordinates; returns summaries only, never documents",
       body: archiveSearchRequest,
-      response: { 200: archiveSearchResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse },
+      response: {
+        200: archiveSearchResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        503: errorResponse,
+      },
     },
   },
   archiveRecall: {
@@ -272,6 +278,7 @@ export const routes = {
         403: errorResponse,
         404: errorResponse,
         500: errorResponse,
+        503: errorResponse,
       },
     },
   },
@@ -281,7 +288,7 @@ export const routes = {
     callers: ["operator", "admin"],
     schema: {
       summary: "Re-hash every archived document and report those that no longer match",
-      response: { 200: archiveVerifyResponse, 401: errorResponse, 403: errorResponse },
+      response: { 200: archiveVerifyResponse, 401: errorResponse, 403: errorResponse, 503: errorResponse },
     },
   },
   erasure: {
@@ -292,7 +299,13 @@ export const routes = {
       summary:
         "Really remove a user's data from every store (index, records, archive, git history) and refuse its return; audited",
       body: erasureRequest,
-      response: { 200: erasureResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse },
+      response: {
+        200: erasureResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        503: errorResponse,
+      },
     },
   },
 } as const satisfies Record<string, RouteContract>;

@@ -12,7 +12,7 @@ import Fastify, {
 } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { authenticated, CallerCredentials } from "./auth.js";
-import { type CortexConfig, readCallerCredentials } from "./config.js";
+import { type CortexConfig, callerCredentials, readCallerCredentials } from "./config.js";
 import type { CortexContext } from "./context.js";
 import { dimensionsRoutes } from "./dimensions/routes.js";
 import { healthRoutes } from "./health/routes.js";
@@ -52,7 +52,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024 * 1024,
     // Ids in paths (cycle and proposal ids) may be 128 characters; Fastify's default of 100 answers 414 below that.
-    maxParamLength: 256,
+    routerOptions: { maxParamLength: 256 },
     // Bounded shutdown: in-flight requests finish, idle keep-alive sockets close.
     forceCloseConnections: "idle",
   }).withTypeProvider<ZodTypeProvider>();
@@ -154,7 +154,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(healthRoutes);
   // The contract's own OpenAPI document of the route table every route above is registered from.
   app.get("/docs/json", async () => openApiDocument());
-  const credentials = callerCredentials(config, app);
+  const credentials = credentialsOf(config, app);
   await authenticated(
     app,
     credentials,
@@ -180,14 +180,22 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
  * The callers' credentials: with a credentials folder, its files as read on every refresh (a folder that cannot be
  * read for a moment, while the kubelet swaps a Secret's files, keeps the credentials in force); else the config's.
  */
-function callerCredentials(config: CortexConfig, app: FastifyInstance): CallerCredentials {
+function credentialsOf(config: CortexConfig, app: FastifyInstance): CallerCredentials {
   const { credentialsDir } = config;
   let last = config.credentials;
   return new CallerCredentials({
     read: () => {
       if (credentialsDir === undefined) return config.credentials;
       try {
-        last = readCallerCredentials(credentialsDir);
+        // The same rules as at start: a rotation that shares a value between two callers, or writes a short one,
+        // would otherwise hand one caller another's routes.
+        const read = callerCredentials.safeParse(readCallerCredentials(credentialsDir));
+        if (read.success) last = read.data;
+        else
+          app.log.error(
+            { problems: read.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) },
+            "credentials folder refused; keeping the credentials in force",
+          );
       } catch (error) {
         app.log.warn({ err: error }, "credentials folder unreadable; keeping the credentials in force");
       }

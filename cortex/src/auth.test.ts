@@ -85,4 +85,11 @@ describe("caller credentials", () => {
     expect(bed.credentials.identify("gateway-token-first-0000")).toBeUndefined();
     expect(bed.credentials.identify("gateway-token-second-000")).toBe("gateway");
   });
+
+  it("names no one for a value two callers accept: one's old credential rotated into another's", () => {
+    const bed = credentialsWith({ gateway: gatewayToken, admin: "admin-token-0123456789" }, 60_000);
+    bed.set({ gateway: "admin-token-0123456789", admin: "admin-token-rotated-0000" });
+    expect(bed.credentials.identify("admin-token-0123456789")).toBeUndefined();
+    expect(bed.credentials.identify("admin-token-rotated-0000")).toBe("admin");
+  });
 });

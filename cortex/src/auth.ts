@@ -4,7 +4,7 @@
  * whose contract lists it (403 otherwise). Health, readiness, metrics and the API description sit outside.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { type CallerName, callerNames, type RouteContract } from "@remram/contract";
+import { type CallerName, callerNames, callerRefusedError, type RouteContract } from "@remram/contract";
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import { errorBody, forbidden } from "./http-errors.js";
 
@@ -85,22 +85,28 @@ export class CallerCredentials {
     }
   }
 
-  /** The caller a bearer value belongs to. Every accepted digest is compared, in constant time each. */
+  /**
+   * The caller a bearer value belongs to. Every accepted digest is compared, in constant time each. A value two
+   * callers accept (one's old credential became another's new one) names no one: it cannot say who is calling.
+   */
   identify(token: string | undefined): CallerName | undefined {
     if (token === undefined) return undefined;
     const presented = digest(token);
     const now = this.clock();
-    let found: CallerName | undefined;
+    const found: { caller: CallerName; entry: Accepted; entries: Accepted[] }[] = [];
     for (const [caller, entries] of this.accepted) {
       for (const entry of entries) {
         if (!timingSafeEqual(entry.digest, presented)) continue;
         if (entry.until !== undefined && entry.until <= now) continue;
-        found = caller;
-        // The caller uses its new credential: it has reloaded, so the replaced one is refused from now on.
-        if (entry.until === undefined && entries.length > 1) this.accepted.set(caller, [entry]);
+        found.push({ caller, entry, entries });
       }
     }
-    return found;
+    const [match, ...others] = found;
+    if (match === undefined || others.length > 0) return undefined;
+    // The caller uses its new credential: it has reloaded, so the replaced one is refused from now on.
+    if (match.entry.until === undefined && match.entries.length > 1)
+      this.accepted.set(match.caller, [match.entry]);
+    return match.caller;
   }
 
   /** Which callers have a credential (for the start-up log). */
@@ -147,6 +153,7 @@ export async function authenticated(
             errorBody(
               403,
               `the ${caller} credential may not call ${request.method} ${request.routeOptions.url}`,
+              callerRefusedError,
             ),
           );
       }

@@ -5,7 +5,7 @@ import { z } from "zod";
 const credential = z.string().min(16, "a credential must be at least 16 characters").max(4096);
 
 /** One credential per caller: at least one caller, and no two callers share a value. */
-const callerCredentials = z
+export const callerCredentials = z
   .object({
     gateway: credential.optional(),
     operator: credential.optional(),

@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { callerRefusedError } from "@remram/contract";
 import type { PluginConfig } from "./config.js";
 import {
   type CortexClient,
@@ -29,14 +30,15 @@ import type { ServiceHandles, SharedState } from "./shared-state.js";
  * whose runtime may start subagent runs (from inside agent_end they are refused; research note §3).
  */
 
-/** A 4xx other than auth and throttling is about the items themselves: sending them again cannot help. */
-function isRejection(failure: CortexFailure): boolean {
-  return (
-    failure.kind === "http" &&
-    failure.status >= 400 &&
-    failure.status < 500 &&
-    ![401, 403, 408, 429].includes(failure.status)
-  );
+/**
+ * A 4xx other than auth and throttling is about the items themselves: sending them again cannot help. A 403 is
+ * about the items too (another household, a scope the person may not write) unless Cortex refused the credential
+ * itself, which is configuration: those items wait for it to be fixed.
+ */
+export function isRejection(failure: CortexFailure): boolean {
+  if (failure.kind !== "http" || failure.status < 400 || failure.status >= 500) return false;
+  if (failure.status === 403) return !failure.body.includes(callerRefusedError);
+  return ![401, 408, 429].includes(failure.status);
 }
 
 interface Drainer {

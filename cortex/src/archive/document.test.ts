@@ -182,4 +182,15 @@ describe("redacting an archived document", () => {
     expect(clean.attachments[0]?.name).toBe("call <PHONE>.txt");
     expect(redactDocument(document)).toEqual(document);
   });
+  it("redacts the free-text source channel, within its 64 characters", () => {
+    const channel = "sms +49 170 1234567 Bearer abcdefghijklmnopqrstuvwxyz";
+    const clean = redactDocument({ ...document, source: { ...document.source, channel } });
+    expect(clean.source.channel).toBe("sms <PHONE> Bearer <TOKEN>");
+    const long = `https://a:x@${"h".repeat(40)}.example.com`;
+    expect(
+      memoryDocumentSchema.safeParse({ ...document, source: { ...document.source, channel: long } }).success,
+    ).toBe(true);
+    const bounded = redactDocument({ ...document, source: { ...document.source, channel: long } });
+    expect(memoryDocumentSchema.safeParse(bounded).success).toBe(true);
+  });
 });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { MemoryDocument, PrivacyLevel } from "@remram/contract";
 import { canonicalJson } from "../core/canonical-json.js";
-import { redactText } from "../core/redaction.js";
+import { redactText, withinBound } from "../core/redaction.js";
 
 /**
  * Archive memory documents (seed 004): a compacted transcript range, after redaction, kept immutably and
@@ -23,12 +23,13 @@ export function canonicalise(document: MemoryDocument): { bytes: Buffer; hash: s
 
 /**
  * The document as it may be kept: credentials and card numbers replaced in every message, tag and attachment
- * name, and contact details too. An archived range is recalled and searched without knowing which model the
+ * name and the free-text source channel (within its 64 characters), and contact details too. An archived range is recalled and searched without knowing which model the
  * reader runs, and its owners may be a household, so there is no owner to keep another person's details for.
  */
 export function redactDocument(document: MemoryDocument): MemoryDocument {
   return {
     ...document,
+    source: { ...document.source, channel: withinBound(redactText(document.source.channel), 64) },
     messages: document.messages.map((message) => ({ ...message, content: redactText(message.content) })),
     attachments: document.attachments.map((attachment) => ({
       ...attachment,

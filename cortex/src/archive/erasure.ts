@@ -4,7 +4,7 @@
  * every copy found through the person's items (the repository's history, records, artifact chunks) while those items
  * still say what to look for; the archive; the items themselves last. Audited with counts, never content.
  */
-import type { ErasureCounts, ErasureRequest, MemoryDocument } from "@remram/contract";
+import type { CallerName, ErasureCounts, ErasureRequest, MemoryDocument } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import {
   type ErasedContent,
@@ -13,20 +13,22 @@ import {
   extractiveSummary,
   withoutPerson,
 } from "../core/erasure.js";
+import { redactText } from "../core/redaction.js";
 import {
   collectPersonItems,
   deletePersonItems,
   expungeDeleted,
   pruneDimensionValues,
   repointReferences,
+  scanFields,
   unlinkErased,
   unusedDimensionValues,
 } from "../knowledge/erasure.js";
-import { repointCommits, scrubRecords } from "../knowledge/erasure-records.js";
+import { erasureGate } from "../knowledge/erasure-gate.js";
+import { type RecordCounts, repointCommits, scrubRecords } from "../knowledge/erasure-records.js";
 import { createRecord, type MaturationIndices } from "../knowledge/records.js";
 import { recordTombstone, tombstoneIndex } from "../knowledge/tombstones.js";
 import { request as storeRequest } from "../store/client.js";
-import type { SearchResult } from "../store/reads.js";
 import { sha256Hex } from "./document.js";
 import { authorsOf, type IndexEntry } from "./service.js";
 import { ArchiveIntegrityError, ArchiveNotFoundError, type ArchiveStore } from "./store.js";
@@ -64,10 +66,24 @@ type Context = Pick<CortexContext, "store" | "clock" | "embedder" | "usage">;
 /** When deleted documents' bytes are merged out of OpenSearch's segments again, after the erasure answered. */
 export const expungeDelaysMs = [40_000, 90_000];
 
-export async function eraseUserData(
+/**
+ * One erasure at a time (two at once would overwrite each other's record scrubs), and none beside a promotion,
+ * denial or dream write: those are refused while it runs, and it waits for those in flight (knowledge/erasure-gate).
+ */
+export function eraseUserData(
+  context: Context,
+  stores: ErasureStores,
+  request: ErasureRequest,
+  caller: CallerName,
+): Promise<ErasureOutcome> {
+  return erasureGate(context.store).exclusive(() => eraseNow(context, stores, request, caller));
+}
+
+async function eraseNow(
   context: Context,
   { indices, archive, history }: ErasureStores,
   { userId, requestedBy, reason }: ErasureRequest,
+  caller: CallerName,
 ): Promise<ErasureOutcome> {
   const { store, clock } = context;
   const started = Date.now();
@@ -78,6 +94,17 @@ export async function eraseUserData(
   const items = await collectPersonItems(store, userId, cut);
   const ids = new Set([...items.knowledgeIds, ...items.chunkIds]);
   const counts = emptyCounts();
+  // Values no one else's item carries: what dream reports and dimension promotions must lose.
+  const onlyTheirs = await unusedDimensionValues(store, items.dimensionValues, userId);
+  const scrub = () =>
+    scrubRecords(
+      store,
+      indices,
+      { ids, subject: erasureSubject(userId), dimensionValues: onlyTheirs, erasedAt },
+      clock().toISOString(),
+    );
+  // Proposals go before the history rewrite: one promoted after it would commit the erased statements again.
+  const records = await scrub();
 
   if (history) {
     const rewrite = await history({ ids, phrases: erasedPhrases(items.statements) });
@@ -88,20 +115,6 @@ export async function eraseUserData(
     counts.artifactChunksChanged = await reindexArtifacts(context, rewrite.workspace);
     await repointCommits(store, indices, rewrite.commits);
   }
-  // Values no one else's item carries: what dream reports and dimension promotions must lose.
-  const onlyTheirs = await unusedDimensionValues(store, items.dimensionValues, userId);
-  const records = await scrubRecords(
-    store,
-    indices,
-    { ids, subject: erasureSubject(userId), dimensionValues: onlyTheirs, erasedAt },
-    clock().toISOString(),
-  );
-  Object.assign(counts, {
-    proposalsDeleted: records.proposalsDeleted,
-    reviewsDeleted: records.reviewsDeleted,
-    recordsRewritten: records.recordsRewritten,
-    receiptsTombstoned: records.receiptsTombstoned,
-  });
   Object.assign(counts, await eraseFromArchive(context, indices, archive, userId));
 
   const deleted = await deletePersonItems(store, indices, userId, items);
@@ -114,9 +127,14 @@ export async function eraseUserData(
   counts.vectorsDeleted = deleted.vectors + lateDeleted.vectors;
   counts.chunksDeleted = deleted.chunks + lateDeleted.chunks;
   counts.linksRemoved = await unlinkErased(store, ids);
+  // The final re-check: a record that named the person's items and was written while the erasure ran (late items
+  // included) goes too.
+  const again = await scrub();
+  addRecordCounts(counts, records);
+  addRecordCounts(counts, again);
   const unused = await unusedDimensionValues(
     store,
-    new Set([...items.dimensionValues, ...records.receiptDimensionValues]),
+    new Set([...items.dimensionValues, ...records.receiptDimensionValues, ...again.receiptDimensionValues]),
   );
   counts.dimensionValuesRemoved = await pruneDimensionValues(store, unused);
   const touched = [
@@ -136,6 +154,8 @@ export async function eraseUserData(
   const at = clock().toISOString();
   const auditId = `erasure-${sha256Hex(`${userId}\n${requestedBy}\n${at}`).slice(0, 16)}`;
   const durationMs = Date.now() - started;
+  // Free text from the caller: kept, with any credential pasted into it replaced.
+  const why = redactText(reason);
   await createRecord(store, indices, {
     kind: "audit",
     id: auditId,
@@ -147,7 +167,8 @@ export async function eraseUserData(
       action: "erasure",
       userId,
       requestedBy,
-      reason,
+      caller,
+      reason: why,
       at,
       erasedAt,
       tombstone: tombstoneIndex(store),
@@ -164,6 +185,13 @@ export async function eraseUserData(
     counts,
     durationMs,
   };
+}
+
+function addRecordCounts(counts: ErasureCounts, records: RecordCounts): void {
+  counts.proposalsDeleted += records.proposalsDeleted;
+  counts.reviewsDeleted += records.reviewsDeleted;
+  counts.recordsRewritten += records.recordsRewritten;
+  counts.receiptsTombstoned += records.receiptsTombstoned;
 }
 
 function emptyCounts(): ErasureCounts {
@@ -200,54 +228,48 @@ async function eraseFromArchive(
   userId: string,
 ): Promise<Pick<ErasureCounts, "archiveErased" | "archiveRewritten" | "referencesRepointed">> {
   const counts = { archiveErased: 0, archiveRewritten: 0, referencesRepointed: 0 };
-  const { body } = await storeRequest<SearchResult<IndexEntry>>(
-    store,
-    "POST",
-    `/${indices.archive}/_search`,
-    {
-      size: 10_000,
-      query: { bool: { should: [{ term: { ownerIds: userId } }, { term: { authorIds: userId } }] } },
-    },
-  );
+  const query = { bool: { should: [{ term: { ownerIds: userId } }, { term: { authorIds: userId } }] } };
   const files = await archive();
   const dropEntry = (hash: string) =>
     storeRequest(store, "DELETE", `/${indices.archive}/_doc/${hash}?refresh=true`, undefined, {
       ignore: [404],
     });
-  for (const { _source: entry } of body.hits.hits) {
-    let document: MemoryDocument | undefined;
-    try {
-      document = await files.get(entry.hash);
-    } catch (error) {
-      // A file that is gone, or no longer what its hash says, cannot be rewritten: it goes with its entry.
-      if (!(error instanceof ArchiveNotFoundError || error instanceof ArchiveIntegrityError)) throw error;
-    }
-    const scrub =
-      document === undefined ? ({ outcome: "deleted" } as const) : withoutPerson(document, userId);
-    if (scrub.outcome === "unchanged") continue;
-    if (scrub.outcome === "deleted") {
-      await files.erase(entry.hash);
+  // A page at a time in hash order: an entry handled here is deleted or names the person no more.
+  for await (const hits of scanFields<IndexEntry>(store, indices.archive, query, undefined, "hash"))
+    for (const { _source: entry } of hits) {
+      let document: MemoryDocument | undefined;
+      try {
+        document = await files.get(entry.hash);
+      } catch (error) {
+        // A file that is gone, or no longer what its hash says, cannot be rewritten: it goes with its entry.
+        if (!(error instanceof ArchiveNotFoundError || error instanceof ArchiveIntegrityError)) throw error;
+      }
+      const scrub =
+        document === undefined ? ({ outcome: "deleted" } as const) : withoutPerson(document, userId);
+      if (scrub.outcome === "unchanged") continue;
+      if (scrub.outcome === "deleted") {
+        await files.erase(entry.hash);
+        await dropEntry(entry.hash);
+        counts.archiveErased += 1;
+        continue;
+      }
+      const { hash } = await files.put(scrub.document);
+      const rewritten: IndexEntry = {
+        ...entry,
+        hash,
+        summary: scrub.removedMessages > 0 ? extractiveSummary(scrub.document) : entry.summary,
+        ownerIds: [...scrub.document.consentScope.ownerIds].sort(),
+        authorIds: authorsOf(scrub.document),
+      };
+      // The same remaining content may be archived already; its entry then stays as it is.
+      await storeRequest(store, "PUT", `/${indices.archive}/_create/${hash}?refresh=true`, rewritten, {
+        ignore: [409],
+      });
       await dropEntry(entry.hash);
-      counts.archiveErased += 1;
-      continue;
+      await files.erase(entry.hash);
+      counts.referencesRepointed += await repointReferences(store, indices, entry.hash, hash);
+      counts.archiveRewritten += 1;
     }
-    const { hash } = await files.put(scrub.document);
-    const rewritten: IndexEntry = {
-      ...entry,
-      hash,
-      summary: scrub.removedMessages > 0 ? extractiveSummary(scrub.document) : entry.summary,
-      ownerIds: [...scrub.document.consentScope.ownerIds].sort(),
-      authorIds: authorsOf(scrub.document),
-    };
-    // The same remaining content may be archived already; its entry then stays as it is.
-    await storeRequest(store, "PUT", `/${indices.archive}/_create/${hash}?refresh=true`, rewritten, {
-      ignore: [409],
-    });
-    await dropEntry(entry.hash);
-    await files.erase(entry.hash);
-    counts.referencesRepointed += await repointReferences(store, indices, entry.hash, hash);
-    counts.archiveRewritten += 1;
-  }
   return counts;
 }
 
@@ -261,42 +283,43 @@ async function reindexArtifacts(
 ): Promise<number> {
   let changed = 0;
   for (const [path, content] of workspace) {
-    const { body } = await storeRequest<SearchResult<Record<string, unknown>>>(
+    const query = { bool: { filter: [{ term: { sourceKind: "artifact" } }, { term: { path } }] } };
+    for await (const hits of scanFields<Record<string, unknown>>(
       store,
-      "POST",
-      `/${store.indices.chunks}/_search`,
-      { size: 100, query: { bool: { filter: [{ term: { sourceKind: "artifact" } }, { term: { path } }] } } },
-    );
-    for (const hit of body.hits.hits) {
-      changed += 1;
-      if (content === null) {
-        await storeRequest(
-          store,
-          "DELETE",
-          `/${store.indices.chunks}/_doc/${hit._id}?refresh=true`,
-          undefined,
-          {
-            ignore: [404],
-          },
-        );
-        continue;
+      store.indices.chunks,
+      query,
+      undefined,
+    ))
+      for (const hit of hits) {
+        changed += 1;
+        if (content === null) {
+          await storeRequest(
+            store,
+            "DELETE",
+            `/${store.indices.chunks}/_doc/${hit._id}?refresh=true`,
+            undefined,
+            {
+              ignore: [404],
+            },
+          );
+          continue;
+        }
+        const { embedding: _erased, ...rest } = hit._source;
+        const text = content.slice(0, 16_000);
+        const vector = embedder
+          ? await embedder.embedMany([text]).then(
+              (v) => v[0] ?? null,
+              () => null,
+            )
+          : null;
+        const document = {
+          ...rest,
+          text,
+          ...(vector && { embedding: vector }),
+          embeddingModel: vector ? (embedder?.model ?? null) : null,
+        };
+        await storeRequest(store, "PUT", `/${store.indices.chunks}/_doc/${hit._id}?refresh=true`, document);
       }
-      const { embedding: _erased, ...rest } = hit._source;
-      const text = content.slice(0, 16_000);
-      const vector = embedder
-        ? await embedder.embedMany([text]).then(
-            (v) => v[0] ?? null,
-            () => null,
-          )
-        : null;
-      const document = {
-        ...rest,
-        text,
-        ...(vector && { embedding: vector }),
-        embeddingModel: vector ? (embedder?.model ?? null) : null,
-      };
-      await storeRequest(store, "PUT", `/${store.indices.chunks}/_doc/${hit._id}?refresh=true`, document);
-    }
   }
   return changed;
 }

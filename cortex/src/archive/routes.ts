@@ -57,9 +57,12 @@ export function archiveRoutes(
         );
       }
       const stores = { indices: await indices(), archive, history };
-      const outcome = await eraseUserData(app.cortex, stores, request.body);
+      const outcome = await eraseUserData(app.cortex, stores, request.body, request.caller);
       const { auditId, counts, durationMs } = outcome;
-      request.log.warn({ auditId, userId, requestedBy, counts, durationMs }, "user data erased");
+      request.log.warn(
+        { auditId, userId, requestedBy, caller: request.caller, counts, durationMs },
+        "user data erased",
+      );
       return outcome;
     });
   };

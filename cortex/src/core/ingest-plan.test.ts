@@ -168,6 +168,65 @@ describe("ingest planning", () => {
     expect(splitSections("a b\n\nc d\n\ne f g", 4)).toEqual(["a b\n\nc d", "e f g"]);
   });
 
+  it("redacts dimension values (contacts too, even in a user's own item) and counts them", () => {
+    const [item] = planIngest(
+      [
+        event({
+          kind: "knowledge",
+          ...owner,
+          statement: "Ana's plumber comes on Monday",
+          type: "fact",
+          dimensions: {
+            person: ["plumber", "+49 170 1234567"],
+            topic: ["wifi token ghp_abcdefghijklmnopqrstuvwxyz0123"],
+          },
+        }),
+      ],
+      defaults,
+    );
+    expect(item?.knowledge?.dimensions).toEqual({
+      person: ["<PHONE>", "plumber"],
+      topic: ["wifi token <TOKEN>"],
+    });
+    // A contact in a dimension is replaced, not kept: the item stays at its privacy level.
+    expect(item?.knowledge?.privacy).toBe("household");
+    expect(item?.redactions).toBe(2);
+  });
+
+  it("redacts channel text and credentials in a caller's provenance key, source id and path", () => {
+    const [turn, doc] = planIngest(
+      [
+        event({
+          kind: "turn",
+          ...owner,
+          provenanceKey: "import:https://ana:hunter2@git.example.com/log:1",
+          channel: "sms +49 170 1234567",
+          role: "user",
+          turnId: "t1",
+          text: "hi",
+        }),
+        event({
+          kind: "document",
+          ...owner,
+          sourceKind: "artifact",
+          sourceId: "repo:https://bot:ghp_abcdefghijklmnopqrstuvwxyz0123@git.example.com/notes",
+          path: "https://ana:hunter2@git.example.com/notes/boat.md",
+          text: "The boat is in the north shed.",
+        }),
+      ],
+      defaults,
+    );
+    expect(turn?.provenanceKey).toBe("import:https://<USER>:<PASSWORD>@git.example.com/log:1");
+    expect(turn?.chunks[0]?.provenance.key).toBe(turn?.provenanceKey);
+    expect(turn?.chunks[0]?.provenance.channel).toBe("sms <PHONE>");
+    const sourceId = "repo:https://<USER>:<PASSWORD>@git.example.com/notes";
+    expect(doc?.provenanceKey.startsWith(`document:artifact:${sourceId}:`)).toBe(true);
+    expect(doc?.chunks.every((c) => c.sourceId === sourceId)).toBe(true);
+    expect(doc?.chunks[0]?.path).toBe("https://<USER>:<PASSWORD>@git.example.com/notes/boat.md");
+    expect(JSON.stringify([turn, doc])).not.toMatch(/hunter2|ghp_|1234567/);
+    for (const c of doc?.chunks ?? []) expect(chunk.safeParse(c).success).toBe(true);
+  });
+
   it("writes dimensions as sorted, lower-cased name:value tags", () => {
     expect(dimensionTags({ project: ["Remram"], person: ["Ana"] })).toEqual(["person:ana", "project:remram"]);
   });

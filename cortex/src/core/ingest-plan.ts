@@ -14,7 +14,13 @@ import type {
   ProvenanceSource,
 } from "@remram/contract";
 import { contactHandlingFor, privacyWithContacts } from "./contacts.js";
-import { redact } from "./redaction.js";
+import {
+  type RedactionResult,
+  redact,
+  redactDimensions,
+  redactIdentifier,
+  withinBound,
+} from "./redaction.js";
 
 export interface IngestDefaults {
   privacy: PrivacyLevel;
@@ -67,8 +73,12 @@ export function chunkIdFor(provenanceKey: string, level: ChunkLevel, seq: number
  * The idempotency key of an event: the caller's, or one derived from what makes the event itself (not when it
  * arrived), so a retried delivery maps to the same key.
  */
-export function provenanceKeyFor(event: IngestEvent, redactedContent: string): string {
-  if (event.provenanceKey !== undefined) return event.provenanceKey;
+export function provenanceKeyFor(
+  event: IngestEvent,
+  redactedContent: string,
+  onRedacted: (result: RedactionResult) => void = () => {},
+): string {
+  if (event.provenanceKey !== undefined) return identifier(event.provenanceKey, keyChars, onRedacted);
   const owner = `${event.scope}/${event.owner.userId ?? "-"}/${event.owner.householdId ?? "-"}`;
   switch (event.kind) {
     case "knowledge":
@@ -78,8 +88,28 @@ export function provenanceKeyFor(event: IngestEvent, redactedContent: string): s
     case "turn":
       return `turn:${event.sessionId ?? "-"}:${event.turnId}`;
     case "document":
-      return `document:${event.sourceKind}:${event.sourceId}:${sha256(redactedContent)}`;
+      return `document:${event.sourceKind}:${identifier(event.sourceId, sourceIdChars)}:${sha256(redactedContent)}`;
   }
+}
+
+/** The bounds of identifiers (contract/src/ingest.ts), which redaction must not push a value past. */
+const keyChars = 512;
+const sourceIdChars = 256;
+const pathChars = 1024;
+const channelChars = 128;
+
+/**
+ * A caller's identifier as stored: credentials redacted, contact details kept (core/redaction.ts
+ * `redactIdentifier`), so it still names its source and a retried delivery still maps to the same key.
+ */
+function identifier(
+  text: string,
+  max: number,
+  onRedacted: (result: RedactionResult) => void = () => {},
+): string {
+  const result = redactIdentifier(text, max);
+  onRedacted(result);
+  return result.text;
 }
 
 /**
@@ -174,12 +204,15 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
   let redactions = 0;
   let contactsKept = 0;
   const contacts = contactHandlingFor(event.scope);
-  const clean = (text: string): string => {
-    const result = redact(text, { contacts });
+  const counted = (result: RedactionResult): string => {
     redactions += result.total;
     contactsKept += result.contactsKept;
     return result.text;
   };
+  const clean = (text: string): string => counted(redact(text, { contacts }));
+  // Free text, not an identifier and not the item's knowledge: contact details are replaced whatever the scope.
+  const channel =
+    event.channel === undefined ? undefined : withinBound(counted(redact(event.channel)), channelChars);
   const consent: Consent = event.consent ?? { retrieval: true, agents: ["*"] };
   const observedAt = event.observedAt ?? defaults.now;
   const common = {
@@ -187,7 +220,7 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
     owner: event.owner,
     privacy: event.privacy ?? defaults.privacy,
     consent,
-    dimensions: normalizeDimensions(event.dimensions ?? {}),
+    dimensions: normalizeDimensions(redactDimensions(event.dimensions ?? {}, counted)),
   };
   // Contact details kept in a user's own item make it private to them (contacts.ts); read after the texts are
   // cleaned, which is why the objects below take `common` through this getter.
@@ -198,7 +231,7 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
     source,
     ...(event.sessionId !== undefined && { sessionId: event.sessionId }),
     ...(event.agentId !== undefined && { agentId: event.agentId }),
-    ...(event.channel !== undefined && { channel: event.channel }),
+    ...(channel !== undefined && { channel }),
     ...(tool !== undefined && { tool }),
     sourceTurnIds: event.turnIds ?? [],
     observedAt,
@@ -207,7 +240,7 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
 
   if (event.kind === "knowledge") {
     const statement = clean(event.statement);
-    const key = provenanceKeyFor(event, statement);
+    const key = provenanceKeyFor(event, statement, counted);
     const idKey = identityKeyFor(event, key);
     const knowledge: KnowledgeObject = {
       id: knowledgeIdFor(idKey),
@@ -252,7 +285,7 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
 
   if (event.kind === "tool_result" || event.kind === "turn") {
     const text = clean(event.kind === "turn" ? event.text : event.output);
-    const key = provenanceKeyFor(event, text);
+    const key = provenanceKeyFor(event, text, counted);
     const idKey = identityKeyFor(event, key);
     const sourceId = event.kind === "turn" ? `turn:${event.sessionId ?? "-"}:${event.turnId}` : key;
     const base = chunkBase(
@@ -282,17 +315,17 @@ function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults):
   }
 
   const text = clean(event.text);
-  const key = provenanceKeyFor(event, text);
+  const key = provenanceKeyFor(event, text, counted);
   const idKey = identityKeyFor(event, key);
   const title = event.title === undefined ? undefined : clean(event.title);
   const summary =
     event.summary === undefined ? (splitWords(text, leadWords)[0] ?? text) : clean(event.summary);
   const base = chunkBase(key, event.sourceKind === "artifact" ? "artifact" : "transcript");
   const identity = {
-    sourceId: event.sourceId,
+    sourceId: identifier(event.sourceId, sourceIdChars, counted),
     sourceKind: event.sourceKind,
     ...(title !== undefined && { title }),
-    ...(event.path !== undefined && { path: event.path }),
+    ...(event.path !== undefined && { path: identifier(event.path, pathChars, counted) }),
     confidence: chunkConfidence[event.sourceKind],
   };
   const l0Id = chunkIdFor(idKey, "L0", 0);

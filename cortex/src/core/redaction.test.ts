@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { containsContact, privacyWithContacts } from "./contacts.js";
-import { redact } from "./redaction.js";
+import { redact, redactDimensions, redactIdentifier, withinBound } from "./redaction.js";
 import { isSecretWebhook, luhnValid } from "./secret-rules.js";
 
 describe("redaction before storage", () => {
@@ -114,5 +114,47 @@ describe("redaction before storage", () => {
     expect(luhnValid("4111111111111112")).toBe(false);
     expect(isSecretWebhook("https://discord.com/api/webhooks/1/abc")).toBe(true);
     expect(isSecretWebhook("https://example.com/hooks/readme")).toBe(false);
+  });
+});
+
+describe("redacting dimension values and identifiers", () => {
+  it("replaces credentials, cards and contact details in dimension values, merging values that become equal", () => {
+    const results: number[] = [];
+    const clean = redactDimensions(
+      {
+        person: ["Ana", "+49 170 1234567", "0170 7654321", "ana@example.com"],
+        topic: ["token ghp_abcdefghijklmnopqrstuvwxyz0123", "card 4111 1111 1111 1111"],
+      },
+      (result) => results.push(result.total),
+    );
+    expect(clean).toEqual({
+      person: ["Ana", "<PHONE>", "<EMAIL>"],
+      topic: ["token <TOKEN>", "card <CARD_NUMBER>"],
+    });
+    expect(results.reduce((a, b) => a + b, 0)).toBe(5);
+  });
+
+  it("keeps a redacted dimension value within the contract's 128 characters", () => {
+    const value = `https://ana:${"p".repeat(40)}@example.com/${"x".repeat(70)}`;
+    const [clean] = redactDimensions({ source: [value] }).source ?? [];
+    expect(clean?.startsWith("https://<USER>:<PASSWORD>@example.com/")).toBe(true);
+    expect(clean?.length).toBeLessThanOrEqual(128);
+  });
+
+  it("redacts credentials in an identifier but keeps what names the source", () => {
+    expect(redactIdentifier("https://ana:hunter2@git.example.com/notes.md", 1024)).toMatchObject({
+      text: "https://<USER>:<PASSWORD>@git.example.com/notes.md",
+      total: 1,
+      contactsKept: 0,
+    });
+    expect(redactIdentifier("import:ghp_abcdefghijklmnopqrstuvwxyz0123:1", 512).text).toBe(
+      "import:<TOKEN>:1",
+    );
+    expect(redactIdentifier("mail/ana@example.com/inbox", 256).text).toBe("mail/ana@example.com/inbox");
+    expect(redactIdentifier("notes/2026-03-01.md", 256)).toMatchObject({
+      text: "notes/2026-03-01.md",
+      total: 0,
+    });
+    expect(withinBound("abcdef", 4)).toBe("abcd");
   });
 });

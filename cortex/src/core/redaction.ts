@@ -87,3 +87,53 @@ export function redact(text: string, options: RedactOptions = {}): RedactionResu
 export function redactText(text: string, options: RedactOptions = {}): string {
   return redact(text, options).text;
 }
+
+/** At most `max` characters: a placeholder may be longer than the value it replaced, the contract's bound holds. */
+export function withinBound(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max);
+}
+
+const dimensionValueChars = 128;
+
+/**
+ * Dimension values: credentials and card numbers, and contact details too whatever the item's scope. Values are
+ * aggregated across owners (the candidate-dimension samples, facets), and unlike an item's text they are not
+ * marked `contact`, so no owner's consent can cover them. Redacted values still fit the contract's 128 characters;
+ * values that become equal are one. `onRedacted` hears each value's result (the caller's counts).
+ */
+export function redactDimensions(
+  dimensions: Readonly<Record<string, readonly string[]>>,
+  onRedacted: (result: RedactionResult) => void = () => {},
+): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.entries(dimensions).map(([name, values]) => [
+      name,
+      [
+        ...new Set(
+          values.map((value) => {
+            const result = redact(value, { contacts: "replace" });
+            onRedacted(result);
+            return withinBound(result.text, dimensionValueChars);
+          }),
+        ),
+      ],
+    ]),
+  );
+}
+/**
+ * Identifiers (a caller's provenance key, a document's source id or path): credentials, card numbers and server
+ * addresses only. They name a source, so contact details in them stay (an address may be what names a mailbox);
+ * a credential never names anything (`https://user:token@host/doc` in a path). `max` is the field's bound.
+ */
+export function redactIdentifier(text: string, max: number): RedactionResult {
+  const counts: Record<string, number> = {};
+  let total = 0;
+  let current = text;
+  for (const rule of redactionRules) {
+    current = applyRule(current, rule, (name) => {
+      counts[name] = (counts[name] ?? 0) + 1;
+      total += 1;
+    });
+  }
+  return { text: withinBound(current, max), counts, total, contactsKept: 0 };
+}

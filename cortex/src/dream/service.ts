@@ -3,6 +3,8 @@ import type { CandidateDimension, KnowledgeObject } from "@remram/contract";
 import { dreamCountNames } from "@remram/contract";
 import { Gauge, Histogram, type Registry } from "prom-client";
 import type { CortexContext } from "../context.js";
+import { serviceUnavailable } from "../http-errors.js";
+import { ErasureInProgressError, type ErasureLease, erasureGate } from "../knowledge/erasure-gate.js";
 import { toMaturing } from "../knowledge/mapping.js";
 import { listRecords, type MaturationIndices, writeRecords } from "../knowledge/records.js";
 import { type DocumentVersion, loadObjects, scanObjects, writeObjects } from "../knowledge/repository.js";
@@ -64,6 +66,24 @@ export interface DreamSettings {
   timeLimitMs: number;
 }
 
+interface CycleState {
+  indices: MaturationIndices;
+  input: DreamInput;
+  plan: ReturnType<typeof planDreamCycle>;
+  stored: Map<string, { object: KnowledgeObject; version: DocumentVersion }>;
+  lists: Map<string, NeighbourList>;
+  timingsMs: Record<string, number>;
+  lap: (phase: string) => void;
+}
+
+function asHttp<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    throw error instanceof ErasureInProgressError ? serviceUnavailable(error.message) : error;
+  }
+}
+
 export class DreamRunner {
   private current: DreamProgress | null = null;
   private readonly running: Gauge;
@@ -107,9 +127,14 @@ export class DreamRunner {
     return this.current === null ? null : { ...this.current };
   }
 
-  /** Start a cycle; throws DreamBusyError while another runs. Resolves with the stored report. */
+  /**
+   * Start a cycle; throws DreamBusyError while another runs, and a 503 while an erasure runs. Resolves with the
+   * stored report; a cycle an erasure overlaps writes nothing after it began (its reads may hold erased data) and
+   * fails with a 503, to be run again.
+   */
   run(request: DreamRequest): { cycleId: string; report: Promise<DreamReport> } {
     if (this.current !== null) throw new DreamBusyError(this.current.cycleId);
+    const lease = asHttp(() => erasureGate(this.context.store).lease("a dream cycle"));
     const cycleId = `dream-${this.context.clock().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${randomUUID().slice(0, 8)}`;
     this.current = {
       cycleId,
@@ -120,7 +145,7 @@ export class DreamRunner {
     };
     this.running.set(1);
     const started = process.hrtime.bigint();
-    const report = this.cycle(this.current, request).then(
+    const report = this.cycle(this.current, request, lease).then(
       (result) => {
         this.finish(started, "succeeded");
         for (const name of dreamCountNames) this.lastCounts.set({ count: name }, result.counts[name]);
@@ -128,7 +153,7 @@ export class DreamRunner {
       },
       (error: unknown) => {
         this.finish(started, "failed");
-        throw error;
+        throw error instanceof ErasureInProgressError ? serviceUnavailable(error.message) : error;
       },
     );
     return { cycleId, report };
@@ -141,7 +166,11 @@ export class DreamRunner {
     this.progress.reset();
   }
 
-  private async cycle(progress: DreamProgress, request: DreamRequest): Promise<DreamReport> {
+  private async cycle(
+    progress: DreamProgress,
+    request: DreamRequest,
+    lease: ErasureLease,
+  ): Promise<DreamReport> {
     const { store } = this.context;
     const indices = await this.indices();
     const timingsMs: Record<string, number> = {};
@@ -191,16 +220,19 @@ export class DreamRunner {
       lists,
       this.context.embedder !== null,
     );
-    const graph = await lookUpNeighbours(this.context, indices, {
-      ids: lookups,
-      stored,
-      deadline,
-      now,
-      onBuilt: (count) => {
-        progress.neighbourListsBuilt = count;
-        this.progress.set({ measure: "neighbourListsBuilt" }, count);
-      },
-    });
+    // Lookups write lists and vectors of what was loaded: an erasure waits for them, or refuses them after it.
+    const graph = await lease.write(() =>
+      lookUpNeighbours(this.context, indices, {
+        ids: lookups,
+        stored,
+        deadline,
+        now,
+        onBuilt: (count) => {
+          progress.neighbourListsBuilt = count;
+          this.progress.set({ measure: "neighbourListsBuilt" }, count);
+        },
+      }),
+    );
     for (const list of graph.built) lists.set(list.id, list);
     const pairs = pairsFromNeighbourLists(
       lists.values(),
@@ -260,6 +292,16 @@ export class DreamRunner {
     }
 
     progress.phase = "writing";
+    return lease.write(() => this.write(progress, { indices, input, plan, stored, lists, timingsMs, lap }));
+  }
+
+  /** The writing phase, one section of the erasure gate: an erasure waits for it, or it is refused. */
+  private async write(
+    progress: DreamProgress,
+    { indices, input, plan, stored, lists, timingsMs, lap }: CycleState,
+  ): Promise<DreamReport> {
+    const { store } = this.context;
+    const now = progress.startedAt;
     // A principle the plan founds under the id of a demoted one is loaded to be revived.
     const refounded = await loadObjects(
       store,

@@ -31,15 +31,16 @@ export async function ingest(deps: IngestDeps, request: IngestRequest, now: Date
   const nowIso = now.toISOString();
   // An erased person's data observed before the erasure (a late queue flush) is refused whole: the hooks then
   // resend the batch one event at a time, so the other events still go in.
-  const refused = await refusedWrites(
-    deps.store,
-    request.events.flatMap((event, index) =>
-      event.owner.userId === undefined
-        ? []
-        : [{ userId: event.owner.userId, observedAt: event.observedAt ?? nowIso, at: `events.${index}` }],
-    ),
+  const observed = request.events.flatMap((event, index) =>
+    event.owner.userId === undefined
+      ? []
+      : [{ userId: event.owner.userId, observedAt: event.observedAt ?? nowIso, at: `events.${index}` }],
   );
-  if (refused.length > 0) throw gone(refusalMessage(refused));
+  const refuseErased = async () => {
+    const refused = await refusedWrites(deps.store, observed);
+    if (refused.length > 0) throw gone(refusalMessage(refused));
+  };
+  await refuseErased();
   const planned = planIngest(request.events, { privacy: policy.privacy.defaultLevel, now: nowIso });
 
   // Each distinct id once; a repeat inside the batch is a duplicate of its first occurrence.
@@ -89,6 +90,8 @@ export async function ingest(deps: IngestDeps, request: IngestRequest, now: Date
       ? [{ index: indices.vectors, id, document: vectorDocument(entry.item, vector, model) }]
       : [];
   });
+  // Again right before the write: an erasure may have landed while the batch was embedded (up to minutes).
+  await refuseErased();
   const results = await createDocuments(deps.store, [...written, ...knowledgeVectors]);
   const outcomes = new Map(written.map((document, position) => [document.id, results[position]]));
 

@@ -1,8 +1,9 @@
 /**
  * Erasure in the maturation records: proposals and review items that name an erased item are deleted (a proposal's
  * content and diff quote the item, and dream proposes the rest again from what remains), dream reports and dimension
- * promotions lose the erased entries, and the person's reflection receipts are emptied but kept, so a replay of
- * the same delta is recognised and refused. Audit records are never touched: they hold counts, not content.
+ * promotions lose the erased entries, and the person's reflection receipts (found by subject) are emptied but kept,
+ * so a replay of the same delta is recognised and refused; other people's receipts are never touched. Audit records
+ * are never touched: they hold counts, not content. Read by kind and subject a page at a time, never whole.
  */
 import { type CortexStore, request } from "../store/client.js";
 import type { SearchResult } from "../store/reads.js";
@@ -42,7 +43,8 @@ interface ReportBody {
 
 type Decision = { op: "keep" } | { op: "delete" } | { op: "index"; record: StoredRecord<unknown> };
 
-function decide(
+/** What the erasure does to one record (audit records are never read; exported for the unit tests). */
+export function decide(
   record: StoredRecord<unknown>,
   erasure: RecordErasure,
   deletedProposals: ReadonlySet<string>,
@@ -52,11 +54,17 @@ function decide(
   switch (record.kind) {
     case "audit":
       return { op: "keep" };
-    case "reflectReceipt":
-      if (record.subject !== erasure.subject && !names(record.body, ids)) return { op: "keep" };
+    case "reflectReceipt": {
+      // The person's own receipts, by subject; one written before `subject` existed, by the items it names. Another
+      // person's receipt is theirs, even when it names one of the erased items: emptied, it would refuse their
+      // honest retry with 410.
+      const theirs =
+        record.subject === undefined ? names(record.body, ids) : record.subject === erasure.subject;
+      if (!theirs) return { op: "keep" };
       if (typeof record.body === "object" && record.body !== null && "erased" in record.body)
         return { op: "keep" };
       return { op: "index", record: { ...record, updatedAt: now, body: { erased: erasure.erasedAt } } };
+    }
     case "dreamReport": {
       const body = record.body as ReportBody;
       const scrubbed: ReportBody = {
@@ -84,11 +92,11 @@ function decide(
   }
 }
 
-async function allRecords(
-  store: CortexStore,
-  index: string,
-): Promise<{ _id: string; _source: StoredRecord<unknown> }[]> {
-  const all: { _id: string; _source: StoredRecord<unknown> }[] = [];
+type Hit = { _id: string; _source: StoredRecord<unknown> };
+
+/** The records matching `query`, a page at a time in (kind, id) order: never the whole index in memory. */
+async function* scanRecords(store: CortexStore, index: string, query: unknown): AsyncGenerator<Hit[]> {
+  const size = 1000;
   let after: unknown[] | undefined;
   for (;;) {
     const { body } = await request<
@@ -97,18 +105,35 @@ async function allRecords(
       store,
       "POST",
       `/${index}/_search`,
-      {
-        size: 1000,
-        query: { bool: { must_not: { term: { kind: "audit" } } } },
-        sort: [{ kind: "asc" }, { id: "asc" }],
-        ...(after && { search_after: after }),
-      },
+      { size, query, sort: [{ kind: "asc" }, { id: "asc" }], ...(after && { search_after: after }) },
       { timeoutMs: 60_000 },
     );
-    all.push(...body.hits.hits);
-    after = body.hits.hits[body.hits.hits.length - 1]?.sort;
-    if (body.hits.hits.length < 1000 || after === undefined) return all;
+    const hits = body.hits.hits;
+    if (hits.length > 0) yield hits;
+    after = hits[hits.length - 1]?.sort;
+    if (hits.length < size || after === undefined) return;
   }
+}
+
+const kinds = (...names: string[]) => ({ terms: { kind: names } });
+
+/**
+ * What to read, in order: proposals first (a dream report lists proposal ids, and those deleted leave its list),
+ * then the other records that may name the person's items, then their receipts (by subject; those without one, from
+ * before `subject` existed, by the items they name). Never the receipts of other people, nor audit records.
+ */
+export function recordQueries(subject: string): unknown[] {
+  return [
+    kinds("proposal"),
+    kinds("review", "dreamReport", "dimensionPromotion"),
+    {
+      bool: {
+        filter: [kinds("reflectReceipt")],
+        should: [{ term: { subject } }, { bool: { must_not: { exists: { field: "subject" } } } }],
+        minimum_should_match: 1,
+      },
+    },
+  ];
 }
 
 export async function scrubRecords(
@@ -126,35 +151,32 @@ export async function scrubRecords(
   };
   // Receipts are read by id only and may not be searchable yet.
   await request(store, "POST", `/${indices.records}/_refresh`);
-  const records = await allRecords(store, indices.records);
-  // Proposals first: a dream report lists proposal ids, and those deleted here leave its list too.
-  const ordered = [...records].sort(
-    (a, b) => Number(b._source.kind === "proposal") - Number(a._source.kind === "proposal"),
-  );
   const deletedProposals = new Set<string>();
-  const actions: unknown[][] = [];
-  for (const { _id, _source: record } of ordered) {
-    const decision = decide(record, erasure, deletedProposals, now);
-    if (decision.op === "keep") continue;
-    if (decision.op === "delete") {
-      actions.push([{ delete: { _index: indices.records, _id } }]);
-      if (record.kind === "proposal") {
-        deletedProposals.add(record.id);
-        counts.proposalsDeleted += 1;
-      } else if (record.kind === "review") counts.reviewsDeleted += 1;
-      else counts.recordsRewritten += 1;
-      continue;
+  for (const query of recordQueries(erasure.subject)) {
+    for await (const hits of scanRecords(store, indices.records, query)) {
+      const actions: unknown[] = [];
+      for (const { _id, _source: record } of hits) {
+        const decision = decide(record, erasure, deletedProposals, now);
+        if (decision.op === "keep") continue;
+        if (decision.op === "delete") {
+          actions.push({ delete: { _index: indices.records, _id } });
+          if (record.kind === "proposal") {
+            deletedProposals.add(record.id);
+            counts.proposalsDeleted += 1;
+          } else if (record.kind === "review") counts.reviewsDeleted += 1;
+          else counts.recordsRewritten += 1;
+          continue;
+        }
+        actions.push({ index: { _index: indices.records, _id } }, decision.record);
+        if (record.kind === "reflectReceipt") {
+          counts.receiptsTombstoned += 1;
+          const observed =
+            (record.body as { candidateDimensions?: { value: string }[] }).candidateDimensions ?? [];
+          for (const { value } of observed) counts.receiptDimensionValues.add(value);
+        } else counts.recordsRewritten += 1;
+      }
+      if (actions.length > 0) await bulk(store, actions, { refresh: "true", timeoutMs: 120_000 });
     }
-    actions.push([{ index: { _index: indices.records, _id } }, decision.record]);
-    if (record.kind === "reflectReceipt") {
-      counts.receiptsTombstoned += 1;
-      const observed =
-        (record.body as { candidateDimensions?: { value: string }[] }).candidateDimensions ?? [];
-      for (const { value } of observed) counts.receiptDimensionValues.add(value);
-    } else counts.recordsRewritten += 1;
-  }
-  for (let start = 0; start < actions.length; start += 500) {
-    await bulk(store, actions.slice(start, start + 500).flat(), { refresh: "true", timeoutMs: 120_000 });
   }
   return counts;
 }
@@ -166,15 +188,22 @@ export async function repointCommits(
   commits: ReadonlyMap<string, string | null>,
 ): Promise<number> {
   if (commits.size === 0) return 0;
-  const records = await allRecords(store, indices.records);
-  const actions: unknown[] = [];
-  for (const { _id, _source: record } of records) {
-    const promotion = (record.body as { promotion?: { commitId: string } }).promotion;
-    if (record.kind !== "proposal" || promotion === undefined || !commits.has(promotion.commitId)) continue;
-    const commitId = commits.get(promotion.commitId);
-    const body = { ...(record.body as object), promotion: commitId ? { ...promotion, commitId } : undefined };
-    actions.push({ index: { _index: indices.records, _id } }, { ...record, body });
+  let repointed = 0;
+  const promoted = { bool: { filter: [kinds("proposal"), { term: { state: "promoted" } }] } };
+  for await (const hits of scanRecords(store, indices.records, promoted)) {
+    const actions: unknown[] = [];
+    for (const { _id, _source: record } of hits) {
+      const promotion = (record.body as { promotion?: { commitId: string } }).promotion;
+      if (promotion === undefined || !commits.has(promotion.commitId)) continue;
+      const commitId = commits.get(promotion.commitId);
+      const body = {
+        ...(record.body as object),
+        promotion: commitId ? { ...promotion, commitId } : undefined,
+      };
+      actions.push({ index: { _index: indices.records, _id } }, { ...record, body });
+    }
+    if (actions.length > 0) await bulk(store, actions, { refresh: "true", timeoutMs: 120_000 });
+    repointed += actions.length / 2;
   }
-  if (actions.length > 0) await bulk(store, actions, { refresh: "true", timeoutMs: 120_000 });
-  return actions.length / 2;
+  return repointed;
 }

@@ -21,12 +21,16 @@ export interface PersonItems {
 
 const page = 1000;
 
-/** Every document of `index` matching `query`, a page at a time in id order, with only the listed fields. */
-async function* scanFields<S>(
+/**
+ * Every document of `index` matching `query`, a page at a time in the order of `sortField` (a unique keyword: `id`,
+ * the archive's `hash`, a candidate dimension's `name`), with only the listed fields (all when none are listed).
+ */
+export async function* scanFields<S>(
   store: CortexStore,
   index: string,
   query: unknown,
-  fields: readonly string[],
+  fields: readonly string[] | undefined,
+  sortField = "id",
 ): AsyncGenerator<{ _id: string; _source: S }[]> {
   let after: unknown[] | undefined;
   for (;;) {
@@ -34,7 +38,13 @@ async function* scanFields<S>(
       store,
       "POST",
       `/${index}/_search`,
-      { size: page, query, _source: fields, sort: [{ id: "asc" }], ...(after && { search_after: after }) },
+      {
+        size: page,
+        query,
+        ...(fields && { _source: fields }),
+        sort: [{ [sortField]: "asc" }],
+        ...(after && { search_after: after }),
+      },
       { timeoutMs: 60_000 },
     );
     const hits = body.hits.hits;
@@ -193,18 +203,22 @@ export async function repointReferences(
     },
   };
   let moved = 0;
-  for (const index of [store.indices.knowledge, store.indices.chunks, indices.archive]) {
-    const lines: unknown[] = [];
-    const { body } = await request<SearchResult<unknown>>(store, "POST", `/${index}/_search`, {
-      size: 10_000,
-      query: naming,
-    });
-    for (const hit of body.hits.hits) {
-      const json = JSON.stringify(hit._source).replaceAll(from, to);
-      lines.push({ index: { _index: index, _id: hit._id } }, JSON.parse(json) as unknown);
+  const sorted: [string, string][] = [
+    [store.indices.knowledge, "id"],
+    [store.indices.chunks, "id"],
+    [indices.archive, "hash"],
+  ];
+  for (const [index, sortField] of sorted) {
+    // A page at a time: a document rewritten here names the new hash, behind the search's position.
+    for await (const hits of scanFields<unknown>(store, index, naming, undefined, sortField)) {
+      const lines: unknown[] = [];
+      for (const hit of hits) {
+        const json = JSON.stringify(hit._source).replaceAll(from, to);
+        lines.push({ index: { _index: index, _id: hit._id } }, JSON.parse(json) as unknown);
+      }
+      await bulk(store, lines, { refresh: "true", timeoutMs: 120_000 });
+      moved += lines.length / 2;
     }
-    if (lines.length > 0) await bulk(store, lines, { refresh: "true", timeoutMs: 120_000 });
-    moved += lines.length / 2;
   }
   return moved;
 }
@@ -242,25 +256,28 @@ export async function unusedDimensionValues(
 /** The candidate-dimension samples lose these values (ones no stored item uses); returns how many went. */
 export async function pruneDimensionValues(store: CortexStore, values: ReadonlySet<string>): Promise<number> {
   if (values.size === 0) return 0;
-  const { body } = await request<SearchResult<{ sampleValues?: string[] }>>(
-    store,
-    "POST",
-    `/${store.indices.dimensions}/_search`,
-    { size: 10_000, query: { term: { kind: "candidate" } }, _source: ["sampleValues"] },
-  );
   let removed = 0;
-  const lines: unknown[] = [];
-  for (const hit of body.hits.hits) {
-    const samples = hit._source.sampleValues ?? [];
-    const kept = samples.filter((value) => !values.has(value));
-    if (kept.length === samples.length) continue;
-    removed += samples.length - kept.length;
-    lines.push(
-      { update: { _index: store.indices.dimensions, _id: hit._id } },
-      { doc: { sampleValues: kept } },
-    );
+  const candidates = scanFields<{ sampleValues?: string[] }>(
+    store,
+    store.indices.dimensions,
+    { term: { kind: "candidate" } },
+    ["name", "sampleValues"],
+    "name",
+  );
+  for await (const hits of candidates) {
+    const lines: unknown[] = [];
+    for (const hit of hits) {
+      const samples = hit._source.sampleValues ?? [];
+      const kept = samples.filter((value) => !values.has(value));
+      if (kept.length === samples.length) continue;
+      removed += samples.length - kept.length;
+      lines.push(
+        { update: { _index: store.indices.dimensions, _id: hit._id } },
+        { doc: { sampleValues: kept } },
+      );
+    }
+    if (lines.length > 0) await bulk(store, lines, { refresh: "true", timeoutMs: 60_000 });
   }
-  if (lines.length > 0) await bulk(store, lines, { refresh: "true", timeoutMs: 60_000 });
   return removed;
 }
 

@@ -5,7 +5,9 @@
 import type { Chunk, PromoteRequest, PromoteResponse, Proposal, ProposalState } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import { sha256Digest } from "../core/digest.js";
-import { conflict, notFound } from "../http-errors.js";
+import { redactText } from "../core/redaction.js";
+import { conflict, notFound, serviceUnavailable } from "../http-errors.js";
+import { ErasureInProgressError, erasureGate } from "../knowledge/erasure-gate.js";
 import { ownerOf } from "../knowledge/mapping.js";
 import {
   getRecord,
@@ -128,6 +130,20 @@ function oneDecisionAtATime<T>(proposalId: string, decide: () => Promise<T>): Pr
 }
 
 /**
+ * A decision is a shared section of the erasure gate: refused (503, retried by the operator) while an erasure runs,
+ * and an erasure waits for one in flight, so a promotion that read a proposal before the erasure deleted it cannot
+ * commit the erased statements after the history rewrite.
+ */
+async function outsideErasure<T>(context: CortexContext, what: string, decide: () => Promise<T>): Promise<T> {
+  try {
+    return await erasureGate(context.store).shared(what, decide);
+  } catch (error) {
+    if (error instanceof ErasureInProgressError) throw serviceUnavailable(error.message);
+    throw error;
+  }
+}
+
+/**
  * Commit an approved proposal once: only a pending one is promoted. A second call for a promoted one answers its
  * commit and commits nothing (the operator retries after a lost answer); a denied or superseded one is a 409.
  */
@@ -137,7 +153,9 @@ export async function promoteProposal(
   git: () => Promise<GitPromoter>,
   approval: PromoteRequest,
 ): Promise<PromoteResponse> {
-  return oneDecisionAtATime(approval.proposalId, () => promoteNow(context, indices, git, approval));
+  return outsideErasure(context, "promotion", () =>
+    oneDecisionAtATime(approval.proposalId, () => promoteNow(context, indices, git, approval)),
+  );
 }
 
 async function promoteNow(
@@ -196,7 +214,14 @@ export async function denyProposal(
   id: string,
   denial: { deniedBy: string; reason?: string | undefined },
 ): Promise<Proposal> {
-  return oneDecisionAtATime(id, () => denyNow(context, indices, id, denial));
+  return outsideErasure(context, "denial", () =>
+    oneDecisionAtATime(id, () => denyNow(context, indices, id, denial)),
+  );
+}
+
+/** A denial's reason is free text a reviewer typed: stored (and shown) redacted, contact details replaced. */
+export function deniedReason(reason: string | undefined): string | undefined {
+  return reason === undefined ? undefined : redactText(reason);
 }
 
 async function denyNow(
@@ -217,7 +242,7 @@ async function denyNow(
     updatedAt: now,
     body: {
       ...record.body,
-      decision: { decision: "denied", by: denial.deniedBy, reason: denial.reason, at: now },
+      decision: { decision: "denied", by: denial.deniedBy, reason: deniedReason(denial.reason), at: now },
     },
   };
   await putRecord(store, indices, { ...denied, artifactPath: record.body.artifactPath });

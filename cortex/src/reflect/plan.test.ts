@@ -256,4 +256,25 @@ describe("reflection delta schema", () => {
     expect(clean.corrections[0]?.replacement?.claim?.object).toBe("<CARD_NUMBER>");
     expect(clean.candidateDimensions[0]?.value).toBe("password: <REDACTED>");
   });
+
+  it("redacts item dimension values, contact details too in a user's own item, replacements included", () => {
+    const dimensions = {
+      person: ["plumber", "+49 170 1234567"],
+      topic: ["token ghp_abcdefghijklmnopqrstuvwxyz0123"],
+    };
+    const clean = redactDelta(
+      delta({
+        items: [{ ...teaItem, dimensions }],
+        corrections: [
+          { statement: "old", scope: alice, sourceTurnIds: ["t1"], replacement: { ...teaItem, dimensions } },
+        ],
+      }),
+      "household",
+    );
+    const expected = { person: ["plumber", "<PHONE>"], topic: ["token <TOKEN>"] };
+    expect(clean.items[0]?.dimensions).toEqual(expected);
+    expect(clean.corrections[0]?.replacement?.dimensions).toEqual(expected);
+    // Replaced, not kept: the item's privacy is not raised for a value that is gone.
+    expect(clean.items[0]?.privacy).toBeUndefined();
+  });
 });

@@ -28,7 +28,7 @@ import {
   matchDeltaItem,
   type Neighbour,
 } from "../core/match.js";
-import { redact } from "../core/redaction.js";
+import { redact, redactDimensions } from "../core/redaction.js";
 import { findScopeViolations, type ScopeViolation } from "./scope.js";
 
 /** Everything planReflection needs besides the delta; the shell fetches it, the plan stays pure. */
@@ -186,7 +186,8 @@ export function planReflection(delta: ReflectionDelta, context: ReflectionContex
 
 /**
  * The delta as it may be stored: credentials and card numbers replaced in every statement and claim, contact
- * details kept only in user-scope items, which then become at least private (core/contacts.ts). Runs before
+ * details kept only in user-scope items, which then become at least private (core/contacts.ts); in dimension
+ * values contact details are replaced whatever the scope (core/redaction.ts `redactDimensions`). Runs before
  * matching and embedding, so nothing downstream sees a live value.
  */
 export function redactDelta(delta: ReflectionDelta, defaultPrivacy: PrivacyLevel): ReflectionDelta {
@@ -208,6 +209,7 @@ export function redactDelta(delta: ReflectionDelta, defaultPrivacy: PrivacyLevel
       ...item,
       statement,
       ...(claim && { claim }),
+      ...(item.dimensions && { dimensions: redactDimensions(item.dimensions) }),
       ...(kept > 0 && { privacy: privacyWithContacts(item.privacy ?? defaultPrivacy) }),
     };
   };

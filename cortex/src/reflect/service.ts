@@ -18,7 +18,7 @@ import { findCandidates, loadObjects, normaliseClaim, writeObjects } from "../kn
 import { refusalMessage, refusedWrites } from "../knowledge/tombstones.js";
 import { recordCandidateDimensions } from "../store/counters.js";
 import { planReflection, type ReflectionOutcome, redactDelta } from "./plan.js";
-import type { ScopeViolation } from "./scope.js";
+import { findScopeViolations, type ScopeViolation } from "./scope.js";
 
 /** The shell around planReflection: load candidates and targets, plan, write, count candidate dimensions. */
 
@@ -68,6 +68,14 @@ export async function reflect(
     ...delta.confidenceAdjustments.map((a) => a.targetId),
   ];
   const stored = new Map<string, KnowledgeObject>(await loadObjects(store, targetIds));
+  // Scope first: a delta outside the principal's scope is refused before it costs an embedding per item.
+  const violations = findScopeViolations(
+    delta,
+    principal,
+    new Map([...stored].map(([id, object]) => [id, toMaturing(object)])),
+    context.policy.get().privacy.allowedScopes,
+  );
+  if (violations.length > 0) return { ok: false, violations };
   // Redacted before matching, embedding and storage; claims are normalised after (placeholders are found in case).
   const clean = redactDelta(delta, context.policy.get().privacy.defaultLevel);
   const withClaim = (item: DeltaItem): DeltaItem =>
@@ -146,6 +154,9 @@ export async function reflect(
     const previous = stored.get(object.id);
     return previous ? [{ object: applyMaturing(previous, object), previous }] : [];
   });
+  // Again right before the write: an erasure may have landed while the delta was embedded and matched, and the
+  // targets loaded before it would be written back.
+  await refuseErased(context, principal, delta, now);
   await writeObjects(store, created, updated);
 
   const observations = new Map<string, { occurrences: number; values: string[] }>();

@@ -32,20 +32,39 @@ export class StoreRejectedError extends Error {
   override readonly name = "StoreRejectedError";
 }
 
-/** OpenSearch's error types for a document or value it cannot take. */
-const inputRejections = new Set([
+/**
+ * OpenSearch's error types for a stored value it cannot take (a date it cannot parse, a number out of range, a
+ * term too long to index). Only a document write's refusal means that: a search, mapping or script Cortex built
+ * that OpenSearch refuses (illegal_argument_exception, parse_exception, ...) is Cortex's bug and stays a 500.
+ */
+const valueRejections = new Set([
   "mapper_parsing_exception",
   "document_parsing_exception",
-  "illegal_argument_exception",
-  "parse_exception",
-  "x_content_parse_exception",
-  "json_parse_exception",
   "max_bytes_length_exceeded_exception",
 ]);
 
-/** Whether a 4xx from OpenSearch refuses the data it was sent (as opposed to a request Cortex built wrong). */
-export function rejectsInput(status: number | null | undefined, type: string | undefined): boolean {
-  return status === 400 && type !== undefined && inputRejections.has(type);
+/** An immense term is refused as a plain illegal argument (caused by max_bytes_length_exceeded_exception). */
+const immenseTerm = /^Document contains at least one immense term/;
+
+/**
+ * Whether a document write's (or bulk item's) 400 refuses the values it was sent, as opposed to a request Cortex
+ * built wrong. Only for writes of documents: callers pass a write's error, never a search's.
+ */
+export function rejectsInput(
+  status: number | null | undefined,
+  type: string | undefined,
+  reason?: string,
+): boolean {
+  if (status !== 400 || type === undefined) return false;
+  return (
+    valueRejections.has(type) ||
+    (type === "illegal_argument_exception" && reason !== undefined && immenseTerm.test(reason))
+  );
+}
+
+/** A single-document write (index, create, update by id): the only requests whose 400 can be the values'. */
+export function writesDocument(method: string, path: string): boolean {
+  return (method === "PUT" || method === "POST") && /^\/[^/?]+\/_(?:doc|create|update)\//.test(path);
 }
 
 export function createStore(options: StoreOptions): CortexStore {
@@ -93,7 +112,10 @@ export async function request<T>(
     const status = (error as { meta?: { statusCode?: number | null } }).meta?.statusCode ?? null;
     const reason = describeError(error);
     if (status === null || status === 429 || status >= 500) throw new StoreUnavailableError(reason);
-    if (rejectsInput(status, errorType(error))) throw new StoreRejectedError(reason);
+    const cause = rootCause(error);
+    if (writesDocument(method, path) && rejectsInput(status, cause?.type, cause?.reason)) {
+      throw new StoreRejectedError(reason);
+    }
     throw new Error(`OpenSearch ${method} ${path}: ${reason}`);
   }
 }
@@ -104,10 +126,10 @@ interface OpenSearchErrorBody {
   root_cause?: { type?: string; reason?: string }[];
 }
 
-/** The root cause's type (the outer one of a search can be a generic "search_phase_execution_exception"). */
-function errorType(error: unknown): string | undefined {
+/** The root cause (the outer error can be a generic wrapper), else the error itself. */
+function rootCause(error: unknown): { type?: string; reason?: string } | undefined {
   const body = (error as { meta?: { body?: { error?: OpenSearchErrorBody } } }).meta?.body?.error;
-  return body?.root_cause?.[0]?.type ?? body?.type;
+  return body?.root_cause?.[0] ?? body;
 }
 
 function describeError(error: unknown): string {

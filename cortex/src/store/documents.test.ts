@@ -69,4 +69,11 @@ describe("stored documents of a knowledge object", () => {
     };
     expect(knowledgeDocument(claimOnly).sensitivity).toEqual(["contact"]);
   });
+
+  it("marks an item whose dimension values hold contact details (stored before they were redacted there)", () => {
+    const dimensionOnly = { ...stored, dimensions: { person: ["plumber", "+49 170 1234567"] } };
+    expect(knowledgeDocument(dimensionOnly).sensitivity).toEqual(["contact"]);
+    expect(vectorDocument(dimensionOnly, [0.1], "minilm").sensitivity).toEqual(["contact"]);
+    expect(knowledgeDocument({ ...stored, dimensions: { person: ["plumber"] } }).sensitivity).toEqual([]);
+  });
 });

@@ -11,14 +11,18 @@ import type { IndexNames } from "./templates.js";
 /**
  * What the retrieval gate must know about an item's text: `contact` when it holds contact details (kept only in a
  * user's own items), which runs routed to a cloud model never see. Derived from the text on every write, so the
- * marker cannot fall out of step with what is stored.
+ * marker cannot fall out of step with what is stored. Dimension values count too: redaction replaces contact
+ * details there (core/redaction.ts `redactDimensions`), but an item stored before it did may still hold one.
  */
 export function sensitivityFields(item: KnowledgeObject | Chunk): { sensitivity: SensitivityMarker[] } {
+  const values = Object.values(item.dimensions).flat();
   if ("statement" in item) {
     const { claim } = item;
-    return { sensitivity: sensitivityOf(item.statement, claim?.subject, claim?.predicate, claim?.object) };
+    return {
+      sensitivity: sensitivityOf(item.statement, claim?.subject, claim?.predicate, claim?.object, ...values),
+    };
   }
-  return { sensitivity: sensitivityOf(item.text, item.title) };
+  return { sensitivity: sensitivityOf(item.text, item.title, ...values) };
 }
 
 /** The schema object plus the flattened dimension fields filters and facets use, and its sensitivity. */

@@ -38,7 +38,10 @@ export function bulkFailure(message: string, failed: readonly BulkItemResult[]):
   if (failed.some((result) => result.status === 429 || result.status >= 500)) {
     return new StoreUnavailableError(message);
   }
-  if (failed.length > 0 && failed.every((result) => rejectsInput(result.status, result.error?.type))) {
+  if (
+    failed.length > 0 &&
+    failed.every((result) => rejectsInput(result.status, result.error?.type, result.error?.reason))
+  ) {
     return new StoreRejectedError(message);
   }
   return new Error(message);

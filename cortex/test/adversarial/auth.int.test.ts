@@ -219,4 +219,12 @@ describe("adversarial: credential rotation through the credentials folder", () =
     const dimensions = await app.inject({ method: "GET", url: "/dimensions", headers: bearer("operator") });
     expect(dimensions.statusCode).toBe(200);
   });
+
+  it("refuses a rotation that gives two callers one value, keeping the credentials in force", async () => {
+    await writeFile(join(folder, "gateway"), testCredentials.operator);
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect((await retrieve(testCredentials.operator)).statusCode).toBe(403);
+    const dimensions = await app.inject({ method: "GET", url: "/dimensions", headers: bearer("operator") });
+    expect(dimensions.statusCode).toBe(200);
+  });
 });

@@ -214,7 +214,14 @@ describe("adversarial: erasure of a person's data from every store", () => {
       id: `audit:${erasure.auditId}`,
     });
     const { userId, requestedBy } = erasureRequest;
-    const audited = { action: "erasure", userId, requestedBy, erasedAt: erasure.erasedAt, counts };
+    const audited = {
+      action: "erasure",
+      userId,
+      requestedBy,
+      caller: "admin",
+      erasedAt: erasure.erasedAt,
+      counts,
+    };
     expect(body._source).toMatchObject({ kind: "audit", body: audited });
     expectNone(JSON.stringify(body._source), Object.values(A), "the audit record");
   });
@@ -369,6 +376,56 @@ describe("adversarial: erasure of a person's data from every store", () => {
     const answer = await ingestEvents(app, [event]);
     expect(answer.created).toBe(1);
     expect(await openSearchText()).toContain(fresh);
+  });
+
+  it("runs one erasure at a time; promotion, denial and dream answer 503 while one runs; a pasted token is redacted", async () => {
+    const token = "ghp_abcdefghijklmnopqrstuvwxyz0123";
+    const carol = {
+      userId: "carol",
+      requestedBy: "household-admin",
+      reason: `asked by phone, ticket ${token}`,
+    };
+    const first = call("POST", "/admin/erasure", carol, adminAuth);
+    const second = call("POST", "/admin/erasure", carol, adminAuth);
+    let settled = false;
+    void Promise.all([first, second]).then(() => {
+      settled = true;
+    });
+    const refusals: { statusCode: number; retryAfter: unknown; message: string }[] = [];
+    while (!settled && refusals.length < 3) {
+      const responses = await Promise.all([
+        call("POST", "/promote", { proposalId: "no-such-proposal", approvedBy: "ops" }),
+        call("POST", "/proposals/no-such-proposal/deny", { deniedBy: "ops" }),
+        call("POST", "/dream", { dryRun: true, maxProposals: 0, full: false }),
+      ]);
+      for (const r of responses)
+        if (r.statusCode === 503)
+          refusals.push({
+            statusCode: r.statusCode,
+            retryAfter: r.headers["retry-after"],
+            message: r.json<{ message: string }>().message,
+          });
+    }
+    const answers = await Promise.all([first, second]);
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
+    expect(refusals.length).toBeGreaterThan(0);
+    for (const refusal of refusals) {
+      expect(refusal.retryAfter).toBeDefined();
+      expect(refusal.message).toContain("erasure");
+    }
+    const { auditId } = answers[0]?.json<{ auditId: string }>() ?? { auditId: "" };
+    const { body } = await app.cortex.store.client.get({
+      index: maturationIndices(app.cortex.store).records,
+      id: `audit:${auditId}`,
+    });
+    const audited = JSON.stringify(body._source);
+    expect(audited).not.toContain(token);
+    expect(body._source).toMatchObject({
+      body: { caller: "admin", reason: expect.stringContaining("ticket") },
+    });
+    // After it, decisions are heard again (the proposal does not exist).
+    const after = await call("POST", "/proposals/no-such-proposal/deny", { deniedBy: "ops" });
+    expect(after.statusCode).toBe(404);
   });
 
   it("leaves no byte of her text in OpenSearch's files once the shard's retention lease moved on", async (context) => {

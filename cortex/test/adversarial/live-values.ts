@@ -6,6 +6,8 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync, zstdDecompressSync } from "node:zlib";
 import { expect } from "vitest";
+import { sha256Digest } from "../../src/core/digest.js";
+import type { ProposalRecordBody, StoredRecord } from "../../src/knowledge/records.js";
 
 export const live = {
   password: "Tr0ub4dor&3x!",
@@ -48,4 +50,37 @@ export async function filesText(
     else parts.push(bytes.toString("utf8"));
   }
   return parts.join("\n");
+}
+
+/** A pending proposal record for `content`, as dream drafts one (written with createRecord). */
+export function pendingProposal(
+  id: string,
+  content: string,
+): StoredRecord<ProposalRecordBody> & {
+  artifactPath: string;
+} {
+  const now = new Date().toISOString();
+  const artifactPath = `artifacts/shared/${id}.md`;
+  return {
+    kind: "proposal",
+    id,
+    state: "pending",
+    artifactPath,
+    createdAt: now,
+    updatedAt: now,
+    body: {
+      id,
+      artifactPath,
+      title: "Facts",
+      content,
+      proposedDigest: sha256Digest(content),
+      diff: "",
+      sourceKnowledgeIds: [],
+      confidence: 0.9,
+      rationale: "legacy",
+      scope: { kind: "shared", ownerIds: [] },
+      privacy: "public",
+      cycleId: "legacy",
+    },
+  };
 }

@@ -14,10 +14,9 @@ import type { RetrieveRequestInput, RetrieveResponse } from "@remram/contract";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { simpleGit } from "simple-git";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { cortexConfig } from "../../src/config.js";
-import { sha256Digest } from "../../src/core/digest.js";
 import { createRecord, maturationIndices } from "../../src/knowledge/records.js";
 import { writeObjects } from "../../src/knowledge/repository.js";
 import { maturationPlugin } from "../../src/maturation.js";
@@ -30,7 +29,7 @@ import {
   startFullCortex,
   testCredentials,
 } from "../helpers.js";
-import { expectAbsent, filesText, live } from "./live-values.js";
+import { expectAbsent, filesText, live, pendingProposal } from "./live-values.js";
 
 const { url: opensearchUrl } = testbedEndpoints("opensearch");
 const alice = { userId: "alice", householdId: "home", agentId: "main" };
@@ -298,34 +297,41 @@ describe("adversarial: live values on every write path", () => {
   });
 
   it("promotion: a proposal drafted before redaction, holding a credential, is refused and never reaches git", async () => {
-    const now = new Date().toISOString();
     const content = `---\ntitle: "Facts"\n---\n\n- the vault token is ${live.githubToken}\n`;
-    await createRecord(app.cortex.store, maturationIndices(app.cortex.store), {
-      kind: "proposal",
-      id: "prop-legacy-leak",
-      state: "pending",
-      artifactPath: "artifacts/shared/legacy.md",
-      createdAt: now,
-      updatedAt: now,
-      body: {
-        id: "prop-legacy-leak",
-        artifactPath: "artifacts/shared/legacy.md",
-        title: "Facts",
-        content,
-        proposedDigest: sha256Digest(content),
-        diff: "",
-        sourceKnowledgeIds: [],
-        confidence: 0.9,
-        rationale: "legacy",
-        scope: { kind: "shared", ownerIds: [] },
-        privacy: "public",
-        cycleId: "legacy",
-      },
-    });
+    const proposal = pendingProposal("prop-legacy-leak", content);
+    await createRecord(app.cortex.store, maturationIndices(app.cortex.store), proposal);
     const refused = await post("/promote", { proposalId: "prop-legacy-leak", approvedBy: "alice" });
     expect(refused.statusCode, refused.body).toBe(409);
     expect(refused.json<{ message: string }>().message).toContain("credentials");
     expectAbsent(await gitText(), [live.githubToken]);
+  });
+
+  it("dimension values and a denial reason: a phone number and a token never reach OpenSearch", async () => {
+    // Values of this case alone: an earlier case keeps live.phone in Alice's own statement, as it should.
+    const phone = "+44 20 7946 0123";
+    const token = "ghp_Dm3nS1oNvAlU3tOk3nZ9yX8wV7uT6sR5qP4o";
+    const dimensions = { plumbing: [`call ${phone}`, `key ${token}`] };
+    const fact = { type: "fact", statement: "The plumber comes on Mondays", dimensions };
+    await ingestEvents(app, [{ kind: "knowledge", ...own, ...fact }]);
+    const scope = { kind: "user", ownerIds: ["alice"] };
+    const items = [{ ...fact, statement: "The plumber is Kowalski", scope, sourceTurnIds: turnIds }];
+    const reflected = await post("/reflect", { principal: alice, sessionId: "s-dimensions", items });
+    expect(reflected.statusCode, reflected.body).toBe(200);
+    const indices = maturationIndices(app.cortex.store);
+    await createRecord(app.cortex.store, indices, pendingProposal("prop-deny", "- x\n"));
+    const reason = `duplicate; ask ${phone}, token ${token}`;
+    const denied = await post("/proposals/prop-deny/deny", { deniedBy: "alice", reason });
+    expect(denied.statusCode, denied.body).toBe(200);
+    expect(denied.json<{ decision: { reason: string } }>().decision.reason).toBe(
+      "duplicate; ask <PHONE>, token <TOKEN>",
+    );
+    // Ingest counts candidate dimensions after it answers: wait for the sample, then look for the values.
+    await vi.waitFor(async () =>
+      expect(await storedText(app.cortex.store.indices.dimensions)).toContain("plumbing"),
+    );
+    const stored = await storedText();
+    expect(stored).toContain("call <PHONE>");
+    expectAbsent(stored, [phone, phone.replaceAll(" ", ""), token]);
   });
 
   it("logs: no contact detail or credential reaches the log at any level, on success or refusal", async () => {

@@ -78,9 +78,8 @@ export function injectionHook(deps: InjectionHookDeps): HookHandlers["before_pro
         return skip(`cortex_${outcome.reason}`);
       }
       // The model that will read this block decides what may be in it: whatever the escalation said, a
-      // provider that is not local gets no private item without consent.
-      const target = provider !== undefined ? modelLocation : (prefetched?.decision?.target ?? "local");
-      const visible = filterForModel(outcome.bundle, target, config.escalation.allowPrivateToCloud);
+      // provider that is not local (or not known) gets no private item without consent.
+      const visible = filterForModel(outcome.bundle, modelLocation, config.escalation.allowPrivateToCloud);
       counters.privateItemsWithheld +=
         outcome.bundle.facts.length +
         outcome.bundle.chunks.length -

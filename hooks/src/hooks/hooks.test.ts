@@ -189,7 +189,9 @@ describe("the model location sent with /retrieve", () => {
 
     const unknown = wired();
     const { modelProviderId: _provider, ...withoutProvider } = ctx;
-    await unknown.inject(prompt, withoutProvider);
+    const injected = await unknown.inject(prompt, withoutProvider);
     expect(unknown.locations()).toEqual(["cloud"]);
+    // Nor does an unknown model get the private items of the bundle.
+    expect(JSON.stringify(injected ?? {})).not.toContain("Miso");
   });
 });
