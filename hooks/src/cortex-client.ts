@@ -44,14 +44,23 @@ export interface CortexClient {
   reflect(body: ReflectRequest): Promise<CortexResult<unknown>>;
 }
 
+/**
+ * How often the token file is read again. A rotated Secret reaches the file at a kubelet sync; presenting the new
+ * value soon ends Cortex's overlap window for the old one, which otherwise lasts until a 401.
+ */
+const tokenRereadMs = 30_000;
+
 export function createCortexClient(
   config: PluginConfig["cortex"],
   fetchImpl: typeof fetch = fetch,
+  now: () => number = Date.now,
 ): CortexClient {
   const baseUrl = config.url.replace(/\/+$/, "");
   let token: string | undefined;
+  let tokenReadAt = 0;
   const readToken = (): string | undefined => {
     if (config.tokenFile === undefined) return undefined;
+    tokenReadAt = now();
     try {
       return readFileSync(config.tokenFile, "utf8").trim();
     } catch {
@@ -62,7 +71,7 @@ export function createCortexClient(
   async function post(path: string, body: unknown, timeoutMs: number): Promise<CortexResult<unknown>> {
     const started = Date.now();
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      token ??= readToken();
+      if (token === undefined || now() - tokenReadAt >= tokenRereadMs) token = readToken();
       const remaining = timeoutMs - (Date.now() - started);
       if (remaining <= 0) return { ok: false, failure: { kind: "timeout" } };
       let response: Response;
