@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { simpleGit } from "simple-git";
@@ -18,6 +18,7 @@ import { defaultImages } from "../src/config.js";
 import { type RunningOperator, startOperator } from "../src/operator.js";
 import type { KubeObject } from "../src/runtime/kube-client.js";
 import { adminClient, createNamespace, getStatusCondition, installCrds, runSuffix } from "./cluster.js";
+import { operatorKubeConfig as serviceAccountKubeConfig } from "./operator-cortex.js";
 
 const opensearch = testbedEndpoints("opensearch");
 const { client, kubeConfig } = adminClient();
@@ -87,16 +88,7 @@ let firstHash: string | undefined;
  * an ArtifactProposal's status), here with a token from the TokenRequest API.
  */
 async function operatorKubeConfig(): Promise<KubeConfig> {
-  const saPath = `/api/v1/namespaces/${defaultOperatorNamespace}/serviceaccounts`;
-  if ((await client.get(`/api/v1/namespaces/${defaultOperatorNamespace}`)) === undefined)
-    await createNamespace(client, defaultOperatorNamespace);
-  if ((await client.get(`${saPath}/${defaultOperatorServiceAccount}`)) === undefined) {
-    await client.create(saPath, {
-      apiVersion: "v1",
-      kind: "ServiceAccount",
-      metadata: { name: defaultOperatorServiceAccount, namespace: defaultOperatorNamespace },
-    });
-  }
+  const config = await serviceAccountKubeConfig(client, kubeConfig);
   await client.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRoleBinding",
@@ -106,20 +98,7 @@ async function operatorKubeConfig(): Promise<KubeConfig> {
       { kind: "ServiceAccount", name: defaultOperatorServiceAccount, namespace: defaultOperatorNamespace },
     ],
   });
-  const request = await client.create<{ status: { token: string } }>(
-    `${saPath}/${defaultOperatorServiceAccount}/token`,
-    { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
-  );
-  const cluster = kubeConfig.getCurrentCluster();
-  if (cluster === null) throw new Error("the admin kubeconfig has no cluster");
-  const operatorConfig = new KubeConfig();
-  operatorConfig.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name: "remram-operator", token: request.status.token }],
-    contexts: [{ name: "remram-operator", cluster: cluster.name, user: "remram-operator" }],
-    currentContext: "remram-operator",
-  });
-  return operatorConfig;
+  return config;
 }
 
 beforeAll(async () => {

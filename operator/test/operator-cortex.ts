@@ -94,7 +94,7 @@ export interface OperatorAndCortex {
 }
 
 /** A kubeconfig of the chart's operator ServiceAccount (a TokenRequest token): the identity the chart binds. */
-async function operatorKubeConfig(client: KubeClient, kubeConfig: KubeConfig): Promise<KubeConfig> {
+export async function operatorKubeConfig(client: KubeClient, kubeConfig: KubeConfig): Promise<KubeConfig> {
   const saPath = `/api/v1/namespaces/${defaultOperatorNamespace}/serviceaccounts`;
   if ((await client.get(`/api/v1/namespaces/${defaultOperatorNamespace}`)) === undefined)
     await createNamespace(client, defaultOperatorNamespace);
