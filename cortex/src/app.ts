@@ -155,6 +155,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // The contract's own OpenAPI document of the route table every route above is registered from.
   app.get("/docs/json", async () => openApiDocument());
   const credentials = credentialsOf(config, app);
+  app.log.info({ callers: credentials.callers() }, "callers with a credential");
   await authenticated(
     app,
     credentials,
