@@ -7,7 +7,14 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { binPath, runDir } from "../../test/harness/src/paths.js";
-import { kubectl, kubernetes, measured, namespace, operatorNamespace } from "./real-appliance.js";
+import {
+  kubectl,
+  kubernetes,
+  measured,
+  namespace,
+  operatorNamespace,
+  operatorPods,
+} from "./real-appliance.js";
 
 const run = promisify(execFile);
 
@@ -83,18 +90,7 @@ async function podLogs(inNamespace: string): Promise<string> {
 export function describeClusterSecurity(): void {
   describe("the appliance's cluster-side security on the real node", () => {
     it("grants each service account only what it needs (kubectl auth can-i --list)", async () => {
-      const operatorAccount = (
-        await kubectl([
-          "-n",
-          operatorNamespace,
-          "get",
-          "pods",
-          "-l",
-          "app.kubernetes.io/name=remram-operator",
-          "-o",
-          "jsonpath={.items[0].spec.serviceAccountName}",
-        ])
-      ).trim();
+      const operatorAccount = (await operatorPods("{.items[0].spec.serviceAccountName}")).trim();
       const operator = `system:serviceaccount:${operatorNamespace}:${operatorAccount}`;
       const inAppliance = await grantsOf(operator, namespace);
       const elsewhere = await grantsOf(operator, "default");
