@@ -31,6 +31,7 @@ import { describeConversation, knownFact, knownFactQuestion, recall } from "./re
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
 import { describeFaults } from "./real-appliance-faults.js";
 import { describeRestarts } from "./real-appliance-restarts.js";
+import { describeCredentialRotation } from "./real-appliance-rotation.js";
 import { describeClusterSecurity } from "./real-appliance-security.js";
 
 const run = promisify(execFile);
@@ -157,7 +158,9 @@ describe("the appliance through `helm upgrade`", () => {
   }, 240_000);
 });
 
-// After a conversation, a dream, an approval and an upgrade, before the destructive tests.
+// After a conversation, a dream, an approval and an upgrade, before the destructive tests; the rotated credential
+// is among the values the leak check then looks for.
+describeCredentialRotation();
 describeClusterSecurity();
 describeFaults();
 describeRestarts();
