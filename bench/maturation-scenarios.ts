@@ -47,13 +47,18 @@ function millis(since: bigint): number {
   return Math.round(Number(process.hrtime.bigint() - since) / 1e4) / 100;
 }
 
-/** A deterministic corpus: 1 in 50 objects shares a claim with a neighbour (contradictions), 1 in 20 recurs across sessions. */
+/**
+ * A deterministic corpus: 1 in 50 objects shares a claim with a neighbour (contradictions), 1 in 20 recurs across
+ * sessions, and 1 in 100 repeats the statement of the object 20 before it (same owner and type: a near-duplicate
+ * dream merges).
+ */
 function corpusObject(i: number): KnowledgeObject {
   const owner = `user${i % 20}`;
   const day = i % 90;
+  const said = i % 100 === 37 ? i - 20 : i;
   return knowledgeObjectSchema.parse({
     id: `bench-${String(i).padStart(7, "0")}`,
-    statement: `Household fact number ${i} about topic ${i % 97}`,
+    statement: `Household fact number ${said} about topic ${said % 97}`,
     type: ["fact", "preference", "constraint", "decision"][i % 4],
     ...(i % 50 < 2 && {
       claim: { subject: `subject ${Math.floor(i / 50)}`, predicate: "state", object: `value ${i % 50}` },

@@ -26,8 +26,10 @@ try {
     dreamOnly: process.env.BENCH_DREAM_ONLY === "1",
     log: (message, data) => console.log(message, JSON.stringify(data)),
   });
+  // A dream-only run has its own file, so it does not replace the reflection and archive numbers of a full one.
+  const dreamOnly = process.env.BENCH_DREAM_ONLY === "1";
   writeFileSync(
-    join(resultsDir, "maturation.json"),
+    join(resultsDir, dreamOnly ? "maturation-dream.json" : "maturation.json"),
     `${JSON.stringify({ benchmark: "maturation", finishedAt: new Date().toISOString(), ...results }, null, 2)}\n`,
   );
 } finally {

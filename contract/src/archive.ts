@@ -99,6 +99,7 @@ export const archiveSearchRequest = z
   })
   .strict();
 export type ArchiveSearchRequest = z.output<typeof archiveSearchRequest>;
+export type ArchiveSearchRequestInput = z.input<typeof archiveSearchRequest>;
 
 export const archiveSearchResponse = z.object({ results: z.array(archiveSummaryHit) });
 
@@ -112,6 +113,83 @@ export const archiveVerifyResponse = z.object({
   checked: z.int(),
   corrupt: z.array(z.object({ hash: z.string(), location: z.string(), problem: z.string().optional() })),
 });
+
+/**
+ * Why OpenClaw ended a session (its `session_end` reasons). A deleted session is never archived, so `deleted` is not
+ * among them: Cortex refuses it.
+ */
+export const transcriptEndReasons = [
+  "new",
+  "reset",
+  "idle",
+  "daily",
+  "compaction",
+  "shutdown",
+  "restart",
+  "unknown",
+] as const;
+
+/**
+ * A finished session's transcript, as the hooks send it on session_end: Cortex builds the memory document (owned by
+ * the principal, who wrote its user turns), archives it under its hash and chunks it (L0 summary, L1 sections, L2
+ * passages) into retrieval, each chunk citing the hash. A long session comes in parts, each a document of its own.
+ */
+export const transcriptArchiveRequest = z
+  .object({
+    principal,
+    sessionId: z.string().min(1).max(256),
+    channel: z.string().min(1).max(64).default("unknown"),
+    endReason: z.enum(transcriptEndReasons),
+    /** When the session ended; the document's time when its messages carry none. */
+    endedAt: isoTimestamp,
+    part: z
+      .object({ index: z.int().min(0).max(999), count: z.int().min(1).max(1000) })
+      .strict()
+      .refine((part) => part.index < part.count, "part.index must be below part.count")
+      .default({ index: 0, count: 1 }),
+    messages: z.array(message).min(1).max(5000),
+    attachments: z.array(attachment).max(100).default([]),
+    privacy: z.enum(privacyLevels).default("private"),
+    /** Whether the full document may be recalled (memory_get); without it only the summary is searchable. */
+    allowRecall: z.boolean().default(true),
+  })
+  .strict();
+export type TranscriptArchiveRequest = z.output<typeof transcriptArchiveRequest>;
+export type TranscriptArchiveRequestInput = z.input<typeof transcriptArchiveRequest>;
+
+export const transcriptArchiveResponse = z.object({
+  hash: z.string(),
+  stored: z.boolean().describe("false when the same document was archived before (a resend)."),
+  coordinates,
+  summary: z.string(),
+  chunks: z.object({
+    ids: z.array(z.string()),
+    created: z.int().min(0),
+    duplicates: z.int().min(0),
+  }),
+  embedded: z
+    .boolean()
+    .describe("false when the embedding model was unreachable: chunks stored lexical-only."),
+});
+export type TranscriptArchiveResponse = z.output<typeof transcriptArchiveResponse>;
+
+export const archiveTieringResponse = z.object({
+  checked: z.int().min(0),
+  movedToWarm: z.int().min(0),
+  movedToCold: z.int().min(0),
+  coldBundles: z.int().min(0).describe("Bundles written by this pass."),
+  durationMs: z.int().min(0),
+});
+
+const sha256Hex = /^[a-f0-9]{64}$/;
+
+/**
+ * The archive hash a chunk cites: a transcript's chunks name their archived document's hash as sourceId (so an
+ * erasure that rewrites the document re-points them); null for any other chunk.
+ */
+export function documentHashOf(chunk: { sourceKind: string; sourceId: string }): string | null {
+  return chunk.sourceKind === "transcript" && sha256Hex.test(chunk.sourceId) ? chunk.sourceId : null;
+}
 
 export const erasureRequest = z
   .object({

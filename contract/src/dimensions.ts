@@ -79,11 +79,28 @@ export const candidateDimension = z.object({
 });
 export type CandidateDimension = z.infer<typeof candidateDimension>;
 
+/** A candidate dimension a dream cycle promoted: canonical beside the policy's own dimensions. */
+export const promotedDimension = z.object({
+  name: z.string(),
+  occurrences: z.int().min(0),
+  meanConfidence: z.number(),
+  promotedAt: z.string(),
+  cycleId: z.string(),
+});
+export type PromotedDimension = z.infer<typeof promotedDimension>;
+
 export const dimensionsResponse = z.object({
   policy: dimensionPolicy,
   appliedHash: z.string().describe("sha256 of the canonical JSON of the policy in force."),
   updatedAt: z.string().nullable(),
   candidates: z.array(candidateDimension),
+  promoted: z
+    .array(promotedDimension)
+    .default([])
+    .describe(
+      "The dimension registry's promoted part: candidates dream promoted with the policy's candidatePromotion " +
+        "thresholds. Canonical like the policy's dimensions; the policy itself (and its hash) is left as sent.",
+    ),
 });
 export type DimensionsResponse = z.infer<typeof dimensionsResponse>;
 

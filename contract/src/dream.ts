@@ -11,12 +11,15 @@ export const dreamCountNames = [
   "contradictionsDetected",
   "contradictionsResolved",
   "invalidated",
+  "duplicatesMerged",
   "reviewItems",
   "survived",
   "decayed",
   "demoted",
   "principlesCreated",
   "principlesReinforced",
+  "principlesWorded",
+  "principlesDeferred",
   "dimensionsPromoted",
   "proposalsGenerated",
   "writeConflicts",
@@ -73,10 +76,25 @@ export const dreamReportSchema = z.object({
     }),
   ),
   proposalIds: z.array(z.string()),
+  merges: z
+    .array(z.object({ survivorId: z.string(), mergedIds: z.array(z.string()) }))
+    .default([])
+    .describe(
+      "Near-duplicates merged this cycle (at most 100 listed; counts.duplicatesMerged has them all): the survivor " +
+        "keeps its id and lists the others' sessions and turns; each merged one is invalidated and linked " +
+        "supersededBy the survivor, never deleted.",
+    ),
+  deferredPrinciples: z
+    .array(z.object({ principleId: z.string(), reason: z.string() }))
+    .default([])
+    .describe(
+      "Principles whose pattern qualified but that got no usable wording from the reflection model (unavailable, " +
+        "or its reply malformed twice); the next cycle tries again. At most 100 listed.",
+    ),
   timingsMs: z
     .record(z.string(), z.number())
     .optional()
-    .describe("Milliseconds per phase: load, neighbours, plan, write."),
+    .describe("Milliseconds per phase: load, neighbours, plan, wording, write."),
 });
 export type DreamReportResponse = z.output<typeof dreamReportSchema>;
 

@@ -4,11 +4,14 @@
  * `openApiDocument()` describes them (contract/openapi.json).
  */
 export * from "./archive.js";
+export * from "./bundle.js";
+export * from "./bundle-intent.js";
 export * from "./callers.js";
 export * from "./common.js";
 export * from "./dimensions.js";
 export * from "./dream.js";
 export * from "./errors.js";
+export * from "./explicit-save.js";
 export * from "./health.js";
 export * from "./ingest.js";
 export * from "./knowledge.js";

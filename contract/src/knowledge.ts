@@ -24,7 +24,16 @@ export type Claim = z.infer<typeof claim>;
 export const link = z
   .object({
     /** Same relation names as reflection and dream use (cortex/src/core/knowledge.ts). */
-    rel: z.enum(["related", "conflicts", "supersedes", "supersededBy", "evidence", "evidenceFor"]),
+    rel: z.enum([
+      "related",
+      "conflicts",
+      "supersedes",
+      "supersededBy",
+      "evidence",
+      "evidenceFor",
+      "refines",
+      "refinedBy",
+    ]),
     targetId: z.string().min(1).max(128),
   })
   .strict();

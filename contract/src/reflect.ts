@@ -67,14 +67,26 @@ export const correctionSchema = z
   })
   .strict();
 
+/**
+ * How a conversation bears on an object the run was shown: asserted again (reinforce), put in doubt (weaken), or
+ * said to be wrong without a replacement (contradict). Cortex applies each through its confidence rules
+ * (cortex/src/core/confidence.ts): a reinforcement, the largest explicit step down, a contradiction.
+ */
+export const adjustmentEffects = ["reinforce", "weaken", "contradict"] as const;
+
 export const confidenceAdjustmentSchema = z
   .object({
     targetId: id,
-    delta: z.number().min(-1).max(1),
+    effect: z.enum(adjustmentEffects).optional(),
+    /** A raw nudge, bounded by Cortex (±0.2); give either this or `effect`. */
+    delta: z.number().min(-1).max(1).optional(),
     reason: z.string().min(1).max(500),
     sourceTurnIds: turnIds,
   })
-  .strict();
+  .strict()
+  .refine((adjustment) => (adjustment.effect === undefined) !== (adjustment.delta === undefined), {
+    message: "give exactly one of effect and delta",
+  });
 
 export const candidateDimensionSchema = z
   .object({
@@ -84,7 +96,29 @@ export const candidateDimensionSchema = z
   })
   .strict();
 
-export const reflectionDeltaSchema = z
+/**
+ * Relations a reflection may assert between objects. Stored as the knowledge model's links, both directions:
+ * supports → evidenceFor/evidence, contradicts → conflicts, refines → refines/refinedBy, related → related.
+ */
+export const reflectedLinkRelations = ["supports", "contradicts", "refines", "related"] as const;
+
+/** One end of a link: a stored object by id, an item of this delta, or the replacement of one of its corrections. */
+export const linkEndSchema = z.union([
+  z.object({ id }).strict(),
+  z.object({ item: z.int().min(0).max(99).describe("Index into this delta's items.") }).strict(),
+  z.object({ replacement: z.int().min(0).max(49).describe("Index into this delta's corrections.") }).strict(),
+]);
+
+export const deltaLinkSchema = z
+  .object({
+    from: linkEndSchema,
+    relation: z.enum(reflectedLinkRelations),
+    to: linkEndSchema,
+    sourceTurnIds: turnIds,
+  })
+  .strict();
+
+const reflectionDeltaFields = z
   .object({
     sessionId: id,
     /**
@@ -96,13 +130,38 @@ export const reflectionDeltaSchema = z
     corrections: z.array(correctionSchema).max(50).default([]),
     confidenceAdjustments: z.array(confidenceAdjustmentSchema).max(100).default([]),
     candidateDimensions: z.array(candidateDimensionSchema).max(100).default([]),
+    links: z.array(deltaLinkSchema).max(100).default([]),
   })
   .strict();
+
+type LinkEnd = z.output<typeof linkEndSchema>;
+
+/** A link end that points inside the delta must point at something there (a 400, not a silent drop). */
+function linkEndProblem(end: LinkEnd, delta: z.output<typeof reflectionDeltaFields>): string | undefined {
+  if ("item" in end && end.item >= delta.items.length) return `no items.${end.item} in this delta`;
+  if ("replacement" in end && delta.corrections[end.replacement]?.replacement === undefined)
+    return `corrections.${end.replacement} has no replacement in this delta`;
+  return undefined;
+}
+
+export const reflectionDeltaSchema = reflectionDeltaFields.superRefine((delta, context) => {
+  delta.links.forEach((link, index) => {
+    for (const side of ["from", "to"] as const) {
+      const problem = linkEndProblem(link[side], delta);
+      if (problem !== undefined)
+        context.addIssue({ code: "custom", path: ["links", index, side], message: problem });
+    }
+  });
+});
 
 export type DeltaItem = z.output<typeof deltaItemSchema>;
 export type Correction = z.output<typeof correctionSchema>;
 export type ConfidenceAdjustment = z.output<typeof confidenceAdjustmentSchema>;
 export type CandidateDimensionObservation = z.output<typeof candidateDimensionSchema>;
+export type AdjustmentEffect = (typeof adjustmentEffects)[number];
+export type ReflectedLinkRelation = (typeof reflectedLinkRelations)[number];
+export type DeltaLinkEnd = LinkEnd;
+export type DeltaLink = z.output<typeof deltaLinkSchema>;
 export type ReflectionDelta = z.output<typeof reflectionDeltaSchema>;
 
 /** POST /reflect: the delta with the principal it was reflected for beside its fields. */
@@ -116,6 +175,9 @@ export const reflectResponse = z.object({
   invalidated: z.array(z.string()),
   adjusted: z.array(z.string()),
   linksAdded: z.int(),
+  linksDropped: z
+    .int()
+    .describe("Links of the delta not stored: both ends are one object, or they are in different scopes."),
   unmatchedCorrections: z.array(z.int()),
   candidateDimensions: z.int(),
   replayed: z

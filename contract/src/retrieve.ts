@@ -10,7 +10,14 @@ export const retrieveRequest = z
   .object({
     principal,
     requestText: z.string().min(1).max(retrieveLimits.maxRequestChars),
-    intent: z.string().min(1).max(64).optional().describe('e.g. "recall", "decision", "live_state"'),
+    intent: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        'e.g. "recall", "decision", "live_state". "live_state" (or "live", "status", "current_state") renders the bundle as history with an instruction to check live state first; without an intent Cortex detects live-state questions itself (liveStatePhrase).',
+      ),
     domainHints: z
       .array(z.string().min(1).max(192))
       .max(16)
@@ -36,7 +43,13 @@ export const retrieveRequest = z
       .enum(["local", "cloud"])
       .default("cloud")
       .describe(
-        "Where the model the bundle is for runs. Items holding contact details are left out for a cloud model; unknown counts as cloud.",
+        "Where the model the bundle is for runs. For a cloud model, items holding contact details are left out, and private items unless allowPrivateToCloud; unknown counts as cloud.",
+      ),
+    allowPrivateToCloud: z
+      .boolean()
+      .default(false)
+      .describe(
+        "The operator lets the asking user's private items reach a cloud model (items holding contact details never do).",
       ),
     debug: z.boolean().default(false),
   })
@@ -84,6 +97,13 @@ export const retrievedChunk = z.object({
   text: z.string(),
   score: z.number(),
   expandedFrom: z.string().nullable().describe("Set when added as a neighbour of a selected chunk."),
+  documentHash: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "The archive hash of the transcript the chunk came from (GET /archive/{hash}); null otherwise.",
+    ),
 });
 export type RetrievedChunk = z.infer<typeof retrievedChunk>;
 
@@ -130,8 +150,17 @@ export const retrieveTrace = z.object({
 
 export const retrieveResponse = z.object({
   bundle: z.object({
-    text: z.string().describe("Ready to inject; empty when nothing qualified."),
-    tokens: z.int().min(0),
+    text: z
+      .string()
+      .describe(
+        "The knowledge block (renderBundle, between bundleOpen and bundleClose), to inject as is; empty when nothing qualified and the request is not about live state.",
+      ),
+    tokens: z
+      .int()
+      .min(0)
+      .describe(
+        "Tokens of `text` by Cortex's tokenizer (o200k_base), framing included; at most tokenBudget.",
+      ),
     tokenBudget: z.int(),
     sections: z.array(bundleSection),
   }),

@@ -6,9 +6,12 @@ import {
   archiveResponse,
   archiveSearchRequest,
   archiveSearchResponse,
+  archiveTieringResponse,
   archiveVerifyResponse,
   erasureRequest,
   erasureResponse,
+  transcriptArchiveRequest,
+  transcriptArchiveResponse,
 } from "./archive.js";
 import type { CallerName } from "./callers.js";
 import { principal } from "./common.js";
@@ -21,6 +24,7 @@ import {
   dreamStatusSchema,
 } from "./dream.js";
 import { erasedResponse, errorResponse } from "./errors.js";
+import { explicitSaveRequest, explicitSaveResponse } from "./explicit-save.js";
 import { livenessResponse, readinessResponse } from "./health.js";
 import { ingestRequest, ingestResponse } from "./ingest.js";
 import {
@@ -143,6 +147,24 @@ export const routes = {
       },
     },
   },
+  remember: {
+    method: "POST",
+    url: "/remember",
+    callers: ["gateway"],
+    schema: {
+      summary:
+        'An explicit save ("remember that …"): stored at once with the user\'s trust, its artifact page proposed for approval',
+      body: explicitSaveRequest,
+      response: {
+        200: explicitSaveResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        410: erasedResponse,
+        503: errorResponse,
+      },
+    },
+  },
   dream: {
     method: "POST",
     url: "/dream",
@@ -247,6 +269,24 @@ export const routes = {
       },
     },
   },
+  archiveTranscript: {
+    method: "POST",
+    url: "/archive/transcripts",
+    callers: ["gateway"],
+    schema: {
+      summary:
+        "Archive a finished session's transcript under its hash and chunk it into retrieval, each chunk citing the hash",
+      body: transcriptArchiveRequest,
+      response: {
+        200: transcriptArchiveResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        410: erasedResponse,
+        503: errorResponse,
+      },
+    },
+  },
   archiveSearch: {
     method: "POST",
     url: "/archive/search",
@@ -289,6 +329,16 @@ export const routes = {
     schema: {
       summary: "Re-hash every archived document and report those that no longer match",
       response: { 200: archiveVerifyResponse, 401: errorResponse, 403: errorResponse, 503: errorResponse },
+    },
+  },
+  archiveTiering: {
+    method: "POST",
+    url: "/archive/tiering",
+    callers: ["operator", "admin"],
+    schema: {
+      summary:
+        "Move archived documents idle long enough to the warm (compressed) and cold (bundled) tiers now",
+      response: { 200: archiveTieringResponse, 401: errorResponse, 403: errorResponse, 503: errorResponse },
     },
   },
   erasure: {

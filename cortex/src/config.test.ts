@@ -22,12 +22,15 @@ describe("configuration", () => {
       CORTEX_OLLAMA_URL: "http://other:11434",
       REMRAM_WORKSPACE_DIR: "/workspace",
       GIT_AUTHOR_NAME: "Box",
+      REMRAM_REFLECTION_MODEL: "qwen3:8b",
       CORTEX_GATEWAY_TOKEN: token,
     });
     expect(config.opensearchUrl).toBe("http://opensearch:9200");
     expect(config.ollamaUrl).toBe("http://other:11434");
     expect(config.workspaceDir).toBe("/workspace");
     expect(config.gitAuthorName).toBe("Box");
+    expect(config.reflectionModel).toBe("qwen3:8b");
+    expect(config.reflectionTimeoutMs).toBe(60_000);
   });
 
   it("reads an external OpenSearch's credentials from the mounted Secret and the candidates from REMRAM_TOP_K", () => {

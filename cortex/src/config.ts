@@ -46,6 +46,13 @@ export const cortexConfig = z
     embedDimensions: z.coerce.number().int().min(8).max(4096).default(384),
     embedBatchSize: z.coerce.number().int().min(1).max(512).default(64),
     embedConcurrency: z.coerce.number().int().min(1).max(16).default(2),
+    /**
+     * The appliance's reflection model (RemramAppliance spec.ollama.models.reflection), served by Ollama at
+     * ollamaUrl; dream words new principles with it. Unset: principles take their strongest evidence's wording.
+     */
+    reflectionModel: z.string().min(1).max(128).optional(),
+    /** One wording call to the reflection model gives up after this long (a CPU box runs a 3B model slowly). */
+    reflectionTimeoutMs: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
     /** Each caller's bearer credential (files of CORTEX_CREDENTIALS_DIR, or CORTEX_<CALLER>_TOKEN). */
     credentials: callerCredentials,
     /** A folder with one file per caller (a mounted Secret); re-read every few seconds, so rotation needs no restart. */
@@ -71,6 +78,11 @@ export const cortexConfig = z
     workspaceDir: z.string().min(1).optional(),
     /** Root of the hash-addressed archive (default: `.remram-archive` beside the workspace). */
     archiveDir: z.string().min(1).optional(),
+    /** Days without a recall after which an archived document is compressed (warm), then bundled (cold). */
+    archiveWarmAfterDays: z.coerce.number().min(0).max(36_500).default(30),
+    archiveColdAfterDays: z.coerce.number().min(0).max(36_500).default(180),
+    /** How often an archive write may start a tiering pass; 0: only POST /archive/tiering moves documents. */
+    archiveTieringIntervalMinutes: z.coerce.number().int().min(0).max(10_080).default(360),
     gitAuthorName: z.string().min(1).default("Remram Cortex"),
     gitAuthorEmail: z.string().min(3).default("cortex@remram.invalid"),
   })
@@ -90,6 +102,8 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_EMBED_DIMENSIONS: "embedDimensions",
   CORTEX_EMBED_BATCH_SIZE: "embedBatchSize",
   CORTEX_EMBED_CONCURRENCY: "embedConcurrency",
+  CORTEX_REFLECTION_MODEL: "reflectionModel",
+  CORTEX_REFLECTION_TIMEOUT_MS: "reflectionTimeoutMs",
   CORTEX_RETRIEVE_TIMEOUT_MS: "retrieveTimeoutMs",
   CORTEX_EMBED_TIMEOUT_MS: "embedTimeoutMs",
   CORTEX_EMBED_BATCH_TIMEOUT_MS: "embedBatchTimeoutMs",
@@ -99,6 +113,9 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_RETRIEVE_CANDIDATES: "retrieveCandidates",
   CORTEX_WORKSPACE_DIR: "workspaceDir",
   CORTEX_ARCHIVE_DIR: "archiveDir",
+  CORTEX_ARCHIVE_WARM_AFTER_DAYS: "archiveWarmAfterDays",
+  CORTEX_ARCHIVE_COLD_AFTER_DAYS: "archiveColdAfterDays",
+  CORTEX_ARCHIVE_TIERING_INTERVAL_MINUTES: "archiveTieringIntervalMinutes",
   CORTEX_CREDENTIALS_DIR: "credentialsDir",
   CORTEX_CREDENTIAL_OVERLAP_SECONDS: "credentialOverlapSeconds",
   CORTEX_HOUSEHOLD_ID: "householdId",
@@ -112,6 +129,7 @@ const sharedEnvKeys: Record<string, keyof CortexConfig> = {
   REMRAM_OPENSEARCH_URL: "opensearchUrl",
   REMRAM_OLLAMA_URL: "ollamaUrl",
   REMRAM_EMBED_MODEL: "embedModel",
+  REMRAM_REFLECTION_MODEL: "reflectionModel",
   REMRAM_WORKSPACE_DIR: "workspaceDir",
   REMRAM_TOP_K: "retrieveCandidates",
   REMRAM_HOUSEHOLD_ID: "householdId",

@@ -8,6 +8,8 @@ import { ensureMaturationIndices, type MaturationIndices } from "./knowledge/rec
 import { type GitIdentity, GitPromoter } from "./promote/git-promoter.js";
 import { promoteRoutes } from "./promote/routes.js";
 import { reflectRoutes } from "./reflect/routes.js";
+import { rememberRoutes } from "./remember/routes.js";
+import { createOllamaChatModel } from "./store/chat-model.js";
 
 /** Where reflection, dream, promotion and the archive keep their files, and who commits artifacts. */
 export interface MaturationOptions {
@@ -20,6 +22,10 @@ export interface MaturationOptions {
   gitAuthor: GitIdentity;
   /** Upper bound on a dream cycle's neighbour lookups. */
   dreamTimeLimitMs?: number;
+  /** No new principle wording starts after this long into a cycle's wording phase (default 120 s). */
+  dreamWordingBudgetMs?: number;
+  /** At most this many principles are worded per cycle (default 16); the rest wait for the next. */
+  dreamMaxWordings?: number;
 }
 
 /** Resolve once; a failure is forgotten so the next request tries again (OpenSearch may come up later). */
@@ -34,10 +40,12 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
   };
 }
 
-/** Registers /reflect, /dream, /proposals, /promote, /archive and /admin/erasure on the Cortex app. */
+/** Registers /reflect, /remember, /dream, /proposals, /promote, /archive and /admin/erasure on the Cortex app. */
 export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync {
   return async (app) => {
     const indices = once<MaturationIndices>(() => ensureMaturationIndices(app.cortex.store));
+    // An explicit save (/remember) is waited on by a person's run: its indices exist before the first one arrives.
+    void app.cortex.initialized.then(() => indices()).catch(() => undefined);
     const promoter = once(async () => {
       const git = new GitPromoter(options.workspaceDir, options.gitAuthor);
       const { rolledBack, staleLocks } = await git.prepare();
@@ -48,6 +56,11 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
       return git;
     });
     const archive = once(() => ArchiveStore.open(options.archiveDir, app.cortex.clock));
+    const { ollamaUrl, reflectionModel, reflectionTimeoutMs } = app.cortex.config;
+    const principleModel =
+      ollamaUrl === undefined || reflectionModel === undefined
+        ? null
+        : createOllamaChatModel({ url: ollamaUrl, model: reflectionModel, timeoutMs: reflectionTimeoutMs });
     const runner = new DreamRunner(
       app.cortex,
       indices,
@@ -55,10 +68,20 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
         workspaceDir: options.workspaceDir,
         artifactsDir: options.artifactsDir ?? "artifacts",
         timeLimitMs: options.dreamTimeLimitMs ?? 50_000,
+        principleModel,
+        wordingBudgetMs: options.dreamWordingBudgetMs ?? 120_000,
+        maxWordingsPerCycle: options.dreamMaxWordings ?? 16,
       },
       app.cortex.metrics.registry,
     );
     await app.register(reflectRoutes(indices));
+    // Explicit saves propose the page they land on at once, from the same workspace dream reads.
+    await app.register(
+      rememberRoutes(indices, {
+        workspaceDir: options.workspaceDir,
+        artifactsDir: options.artifactsDir ?? "artifacts",
+      }),
+    );
     await app.register(dreamRoutes(runner, indices));
     await app.register(promoteRoutes(promoter, indices));
     // Erasure rewrites the repository's history too; the archive feature gets only this function of promotion.

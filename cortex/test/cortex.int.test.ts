@@ -1,6 +1,13 @@
 // Over 400 lines on purpose: Cortex's HTTP surface end to end against one real OpenSearch started once for the file
 // (ingest, retrieve, dimensions, auth, degradation); splitting it would start that OpenSearch again per part.
-import type { KnowledgeObject, Principal } from "@remram/contract";
+import {
+  bundleClose,
+  bundleLiveStateNote,
+  bundleOpen,
+  bundlePreamble,
+  type KnowledgeObject,
+  type Principal,
+} from "@remram/contract";
 import { startOpenSearch } from "@remram/test-harness";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import fc from "fast-check";
@@ -126,20 +133,52 @@ describe("Cortex on a real OpenSearch (lexical retrieval)", () => {
       expect(first.bundle.tokens).toBe(countTokens(first.bundle.text));
       expect(second.bundle.text).toBe(first.bundle.text);
       if (tokenBudget === 600) {
-        expect(first.bundle.text.startsWith("<<<REMRAM MEMORY v1>>>\n## constraints\n")).toBe(true);
-        expect(first.bundle.text.endsWith("<<<END REMRAM MEMORY>>>")).toBe(true);
+        const head = [bundleOpen, ...bundlePreamble, "## constraints", ""].join("\n");
+        expect(first.bundle.text.startsWith(head)).toBe(true);
+        expect(first.bundle.text.endsWith(`\n${bundleClose}`)).toBe(true);
       }
     }
   });
 
-  it("marks a live-state question so the caller checks the live system", async () => {
-    const answer = await retrieveFor(app, {
-      principal: anaPrincipal,
-      requestText: "is the backup running right now?",
-      tokenBudget: 400,
-    });
-    expect(answer.liveState.detected).toBe(true);
-    expect(answer.bundle.text).toContain("check the live system first");
+  it("answers a live-state question with dated history under a live-check instruction (LIVE > RAW > DERIVED)", async () => {
+    await ingestEvents(app, [
+      {
+        kind: "knowledge",
+        ...ana,
+        statement: "The backup job runs on the NAS every night",
+        type: "fact",
+        confidence: 0.9,
+        observedAt: "2026-05-03T21:00:00.000Z",
+      },
+    ]);
+    const ask = (requestText: string, intent?: string) =>
+      retrieveFor(app, {
+        principal: anaPrincipal,
+        requestText,
+        ...(intent !== undefined && { intent }),
+        tokenBudget: 400,
+      });
+    const line = "- The backup job runs on the NAS every night (confidence 0.90";
+    const live = await ask("is the backup job on the NAS running right now?");
+    expect(live.liveState).toEqual({ detected: true, reason: 'phrase "right now"' });
+    for (const sentence of bundleLiveStateNote) expect(live.bundle.text).toContain(sentence);
+    expect(live.bundle.text).toContain(`${line}; learned 2026-05-03)`);
+    expect(live.bundle.tokens).toBe(countTokens(live.bundle.text));
+    expect(live.bundle.tokens).toBeLessThanOrEqual(400);
+
+    // The intent the hooks send decides: a neutral question asked as live state, a live one asked as recall.
+    const asLive = await ask("tell me about the backup job on the NAS", "live_state");
+    expect(asLive.liveState.detected).toBe(true);
+    expect(asLive.bundle.text).toContain(`${line}; learned 2026-05-03)`);
+    const asRecall = await ask("is the backup job on the NAS running right now?", "recall");
+    expect(asRecall.liveState.detected).toBe(false);
+    expect(asRecall.bundle.text).toContain(`${line})`);
+    expect(asRecall.bundle.text).not.toContain(bundleLiveStateNote[0]);
+
+    // A live-state question nothing in memory answers still gets the instruction to check.
+    const nothing = await ask("is the zebra-crossing-lamp currently blinking?");
+    expect(nothing.facts).toEqual([]);
+    expect(nothing.bundle.text).toContain(bundleLiveStateNote[1]);
   });
 
   it("answers 401 without the bearer token and leaves health and readiness open", async () => {
@@ -325,17 +364,23 @@ describe("Cortex when its services are down", () => {
 });
 
 /** The rules the gate must implement, written out independently of the filter builder. */
-function visibleTo(object: KnowledgeObject, principal: Principal, now: string): boolean {
+function visibleTo(
+  object: KnowledgeObject,
+  principal: Principal,
+  now: string,
+  modelLocation: "local" | "cloud",
+): boolean {
   const scopeOk =
     object.scope === "shared" ||
     (object.scope === "user" && object.owner.userId === principal.userId) ||
     (object.scope === "household" &&
       principal.householdId !== undefined &&
       object.owner.householdId === principal.householdId);
+  // A cloud model never reads a private item (the operator did not allow it in these requests).
   const privacyOk =
     object.privacy === "public" ||
     object.privacy === "household" ||
-    (object.privacy === "private" && object.owner.userId === principal.userId);
+    (object.privacy === "private" && object.owner.userId === principal.userId && modelLocation === "local");
   const consentOk =
     object.consent.retrieval &&
     (object.consent.agents.includes("*") || object.consent.agents.includes(principal.agentId));
@@ -423,9 +468,10 @@ describe("the policy gate on real OpenSearch", () => {
     await app.close();
   });
 
-  it("never returns or even scores an item outside the principal's scope, privacy, consent or validity (2,000 cases)", async () => {
+  it("never returns or even scores an item outside the principal's scope, privacy, consent, validity or model location (2,000 cases)", async () => {
     const byId = new Map(objects.map((object) => [object.id, object]));
     let returned = 0;
+    let returnedPrivate = 0;
     let leaks = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -435,12 +481,14 @@ describe("the policy gate on real OpenSearch", () => {
           agentId: fc.constantFrom("a1", "a2", "a9"),
         }),
         fc.constantFrom("standard", "deep" as const),
-        async (principal, mode) => {
+        fc.constantFrom("local", "cloud" as const),
+        async (principal, mode, modelLocation) => {
           const answer = await retrieveFor(app, {
             principal,
             requestText: "alpha pantry record",
             tokenBudget: 2_000,
             mode,
+            modelLocation,
             debug: true,
           });
           const seen = [
@@ -448,9 +496,11 @@ describe("the policy gate on real OpenSearch", () => {
             ...(answer.trace?.items ?? []).map((item) => item.id),
           ];
           returned += answer.facts.length;
+          if (modelLocation === "local")
+            returnedPrivate += answer.facts.filter((f) => f.privacy === "private").length;
           const outside = seen.filter((id) => {
             const object = byId.get(id);
-            return object === undefined || !visibleTo(object, principal, now.toISOString());
+            return object === undefined || !visibleTo(object, principal, now.toISOString(), modelLocation);
           });
           leaks += outside.length;
           return outside.length === 0;
@@ -459,8 +509,10 @@ describe("the policy gate on real OpenSearch", () => {
       { numRuns: 2_000, seed: 7 },
     );
     expect(leaks).toBe(0);
-    // The gate must also let eligible items through, or the property above would hold vacuously.
+    // The gate must also let eligible items through, or the property above would hold vacuously: private ones
+    // too, for a local model.
     expect(returned).toBeGreaterThan(2_000);
+    expect(returnedPrivate).toBeGreaterThan(0);
   });
 });
 
@@ -501,6 +553,15 @@ describe("Cortex when OpenSearch stops mid-test", () => {
       });
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(during).toMatchObject({ degraded: true, bundle: { text: "", tokens: 0 }, facts: [] });
+      // Without memory a live-state question is still told to check the live system.
+      const live = await retrieveFor(app, {
+        principal: anaPrincipal,
+        requestText: "is the attic fan running right now?",
+        tokenBudget: 200,
+      });
+      expect(live).toMatchObject({ degraded: true, facts: [], liveState: { detected: true } });
+      expect(live.bundle.text).toContain(bundleLiveStateNote[1]);
+      expect(live.bundle.tokens).toBe(countTokens(live.bundle.text));
       expect((await app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);
     } finally {
       await app.close();

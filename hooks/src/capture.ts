@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { ingestLimits } from "@remram/contract";
 import type { PluginConfig } from "./config.js";
 import type { ToolResultEvent } from "./cortex-contract.js";
+import { memoryToolNames } from "./memory-tools-names.js";
 import type { ToolResultPersistContext, ToolResultPersistEvent } from "./openclaw-api.js";
 import { type Principal, toIdentifier } from "./principal.js";
 
@@ -98,7 +99,9 @@ export function captureToolResult(
   if (!isRecord(message) || message.role !== "toolResult") return { ok: false, reason: "not_a_tool_result" };
   const toolName =
     event.toolName ?? ctx.toolName ?? (typeof message.toolName === "string" ? message.toolName : "unknown");
-  if (config.skipTools.includes(toolName)) return { ok: false, reason: "skipped_tool" };
+  // Recalled memory (memory_search, memory_get) is never captured as new knowledge.
+  if (config.skipTools.includes(toolName) || memoryToolNames.includes(toolName))
+    return { ok: false, reason: "skipped_tool" };
   const toolCallId =
     event.toolCallId ??
     ctx.toolCallId ??

@@ -1,3 +1,4 @@
+import { privacyLevels } from "@remram/contract";
 import { z } from "zod";
 
 /**
@@ -121,6 +122,59 @@ export const PluginConfigSchema = z.strictObject({
        * the reply to JSON (`response_format`), so a small local model still emits a parseable delta.
        */
       model: modelRef.optional(),
+    })
+    .prefault({}),
+  explicitSave: z
+    .strictObject({
+      /** "remember that …", "save this", "#canon": stored in Cortex at once (explicit-save.ts). */
+      enabled: z.boolean().default(true),
+      /**
+       * How long a run waits, from the message's arrival, for Cortex to store a save; past it the save is queued on
+       * disk and the reply says it will be saved. The run is never blocked longer.
+       */
+      waitMs: z.int().min(50).max(5_000).default(1_500),
+      /** Cap on one delivery of a queued save by the service. */
+      deliveryTimeoutMs: z.int().min(100).max(120_000).default(15_000),
+      /**
+       * Where a page proposal is approved: the appliance and namespace the operator mirrors ArtifactProposals into
+       * (the operator writes both), so the reply can name the object for `kubectl remram approve`.
+       */
+      approval: z
+        .strictObject({
+          appliance: z.string().min(1).max(253).optional(),
+          namespace: z.string().min(1).max(63).optional(),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  archive: z
+    .strictObject({
+      /**
+       * Seed 004's `memory.archive.enabled`: every finished session's transcript (session_end for any reason but
+       * `deleted`) goes to Cortex's hash-addressed archive and, chunked, into retrieval. Off unless configured; the
+       * appliance turns it on.
+       */
+      enabled: z.boolean().default(false),
+      /** The archived document's consent: its privacy level, and whether memory_get may return it whole. */
+      privacy: z.enum(privacyLevels).default("private"),
+      allowRecall: z.boolean().default(true),
+      /** A longer session goes to Cortex in parts, each a document of its own. */
+      maxMessagesPerPart: z.int().min(10).max(5_000).default(500),
+      maxCharsPerPart: z.int().min(10_000).max(2_000_000).default(200_000),
+      /** Cap on one delivery: Cortex embeds every chunk of the part before it answers. */
+      timeoutMs: z.int().min(1_000).max(600_000).default(120_000),
+      /** A staged session with no turn and no end for this long (the gateway died) is archived by the service. */
+      staleAfterHours: z.int().min(1).max(8_760).default(168),
+    })
+    .prefault({}),
+  memoryTools: z
+    .strictObject({
+      /** memory_search (summaries) and memory_get (a whole document, where consent allows), backed by Cortex. */
+      enabled: z.boolean().default(true),
+      timeoutMs: z.int().min(100).max(60_000).default(5_000),
+      maxResults: z.int().min(1).max(50).default(8),
+      /** memory_get returns at most this much of a document's text. */
+      maxDocumentChars: z.int().min(1_000).max(200_000).default(24_000),
     })
     .prefault({}),
   metrics: z

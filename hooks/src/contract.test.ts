@@ -43,6 +43,24 @@ describe("the hooks' side of the Cortex contract", () => {
     expect(sent).toEqual(["local", "cloud"]);
   });
 
+  it("sends the live-state intent it detects, and the operator's consent to private items in the cloud", async () => {
+    const bodies: unknown[] = [];
+    const fakeFetch: typeof fetch = async (_url, init) => {
+      bodies.push(JSON.parse(String(init?.body)));
+      return new Response("{}", { status: 200 });
+    };
+    const client = createCortexClient(config.cortex, fakeFetch);
+    const latency = emptyCounters().retrieveLatency;
+    await cortexRetriever(client, config.injection, latency)(principal, "is the NAS up?", "cloud");
+    await cortexRetriever(client, config.injection, latency, true)(principal, "what do I like?", "cloud");
+    const [live, plain] = bodies.map((body) => retrieveRequest.parse(body));
+    expect(live).toMatchObject({ intent: "live_state", allowPrivateToCloud: false });
+    expect(plain).toMatchObject({ allowPrivateToCloud: true });
+    expect(plain?.intent).toBeUndefined();
+    // Left out when false: a Cortex from before the field would refuse the request.
+    expect(bodies[0]).not.toHaveProperty("allowPrivateToCloud");
+  });
+
   it("queues tool results as /ingest events Cortex accepts", () => {
     const captured = captureToolResult(
       {
@@ -67,12 +85,24 @@ describe("the hooks' side of the Cortex contract", () => {
     expect(parsed.error?.issues ?? []).toEqual([]);
   });
 
-  it("posts reflection deltas Cortex's /reflect schema accepts", () => {
+  it("posts reflection deltas Cortex's /reflect schema accepts, every kind of part included", () => {
     const delta = toCortexDelta(
       {
         items: [
           { kind: "fact", statement: "Lives in Bergen", confidence: 0.8 },
           { kind: "correction", statement: "Not in Oslo" },
+          {
+            kind: "constraint",
+            statement: "No deploys on Fridays",
+            claim: { subject: "deploys", predicate: "forbidden on", object: "Friday" },
+            scope: "household",
+          },
+          { kind: "preference", statement: "Coffee, black", updates: "m2" },
+        ],
+        adjustments: [{ target: "m1", effect: "reinforce" }],
+        links: [
+          { from: "n3", relation: "refines", to: "m1" },
+          { from: "n4", relation: "related", to: "n1" },
         ],
         candidateDimensions: [{ name: "city", value: "Bergen" }],
       },
@@ -82,9 +112,17 @@ describe("the hooks' side of the Cortex contract", () => {
         principal,
         sessionKey: "agent:main:telegram:direct:Ærlig Navn",
         interaction: "User: hi",
+        targets: [
+          { id: "k-1", statement: "Deploys wait for Monday", type: "constraint", scope: "household" },
+          { id: "k-2", statement: "Takes tea", type: "preference", scope: "user" },
+        ],
         createdAt: new Date().toISOString(),
       },
     );
+    expect(delta.items).toHaveLength(2);
+    expect(delta.corrections).toHaveLength(2);
+    expect(delta.confidenceAdjustments).toHaveLength(1);
+    expect(delta.links).toHaveLength(2);
     const parsed = reflectRequest.safeParse({ ...delta, principal });
     expect(parsed.error?.issues ?? []).toEqual([]);
   });
@@ -126,6 +164,7 @@ describe("the hooks' side of the Cortex contract", () => {
       candidatesConsidered: 2,
     });
     const read = RetrieveResponseSchema.parse(answer);
+    expect(read.bundle).toMatchObject({ text: "x", tokens: 1 });
     expect(read.facts[0]).toMatchObject({ id: "f", statement: "Likes tea", type: "preference" });
     // Cortex reports each item's scope and privacy: the household fact may reach a cloud model, the chunk not.
     expect(blocksCloud({ ...read, chunks: [] }, false)).toBe(false);

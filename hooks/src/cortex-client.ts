@@ -2,6 +2,9 @@ import { readFileSync } from "node:fs";
 import { routes } from "@remram/contract";
 import type { PluginConfig } from "./config.js";
 import {
+  type ExplicitSaveAnswer,
+  type ExplicitSaveBody,
+  ExplicitSaveResponseSchema,
   IngestResponseSchema,
   ingestBody,
   type ReflectBody,
@@ -10,6 +13,14 @@ import {
   RetrieveResponseSchema,
   type ToolResultEvent,
 } from "./cortex-contract.js";
+import {
+  type ArchiveRecallAnswer,
+  ArchiveRecallAnswerSchema,
+  type ArchiveSearchAnswer,
+  ArchiveSearchAnswerSchema,
+  type ArchiveSearchBody,
+  type TranscriptBody,
+} from "./memory-tools-contract.js";
 import type { ReflectRequest } from "./reflection.js";
 
 /**
@@ -42,6 +53,18 @@ export interface CortexClient {
   retrieve(request: RetrieveRequest): Promise<CortexResult<RetrieveResponse>>;
   ingest(events: readonly ToolResultEvent[]): Promise<CortexResult<{ acknowledged: string[] }>>;
   reflect(body: ReflectRequest): Promise<CortexResult<unknown>>;
+  /** A finished session's transcript into the archive and retrieval (POST /archive/transcripts). */
+  archiveTranscript(body: TranscriptBody, timeoutMs: number): Promise<CortexResult<unknown>>;
+  /** Archived summaries, never documents (POST /archive/search): memory_search. */
+  archiveSearch(body: ArchiveSearchBody, timeoutMs: number): Promise<CortexResult<ArchiveSearchAnswer>>;
+  /** One archived document, when consent allows (GET /archive/{hash}): memory_get. */
+  archiveRecall(
+    hash: string,
+    principal: { userId: string; householdId?: string; agentId: string },
+    timeoutMs: number,
+  ): Promise<CortexResult<ArchiveRecallAnswer>>;
+  /** An explicit save (POST /remember) within `timeoutMs`: the run waits for it, briefly. */
+  remember(body: ExplicitSaveBody, timeoutMs: number): Promise<CortexResult<ExplicitSaveAnswer>>;
 }
 
 /**
@@ -68,7 +91,15 @@ export function createCortexClient(
     }
   };
 
-  async function post(path: string, body: unknown, timeoutMs: number): Promise<CortexResult<unknown>> {
+  const post = (path: string, body: unknown, timeoutMs: number) => call("POST", path, body, timeoutMs);
+
+  /** A GET carries no body; everything else (token, deadline, failures as values) is the same as a POST. */
+  async function call(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+  ): Promise<CortexResult<unknown>> {
     const started = Date.now();
     for (let attempt = 0; attempt < 2; attempt += 1) {
       if (token === undefined || now() - tokenReadAt >= tokenRereadMs) token = readToken();
@@ -78,12 +109,12 @@ export function createCortexClient(
       let text: string;
       try {
         response = await fetchImpl(`${baseUrl}${path}`, {
-          method: "POST",
+          method,
           headers: {
-            "content-type": "application/json",
+            ...(method === "POST" ? { "content-type": "application/json" } : {}),
             ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
           },
-          body: JSON.stringify(body),
+          ...(method === "POST" ? { body: JSON.stringify(body) } : {}),
           signal: AbortSignal.timeout(remaining),
         });
         text = await response.text();
@@ -137,6 +168,39 @@ export function createCortexClient(
       }
       // A 2xx for the batch acknowledges every item (duplicates included: Cortex already holds them).
       return { ok: true, value: { acknowledged: events.map((event) => event.provenanceKey) } };
+    },
+    async remember(body, timeoutMs) {
+      const result = await post(routes.remember.url, body, timeoutMs);
+      if (!result.ok) return result;
+      const parsed = ExplicitSaveResponseSchema.safeParse(result.value);
+      return parsed.success
+        ? { ok: true, value: parsed.data }
+        : { ok: false, failure: { kind: "invalid_response", message: parsed.error.message.slice(0, 300) } };
+    },
+    archiveTranscript(body, timeoutMs) {
+      return post(routes.archiveTranscript.url, body, timeoutMs);
+    },
+    async archiveSearch(body, timeoutMs) {
+      const result = await post(routes.archiveSearch.url, body, timeoutMs);
+      if (!result.ok) return result;
+      const parsed = ArchiveSearchAnswerSchema.safeParse(result.value);
+      return parsed.success
+        ? { ok: true, value: parsed.data }
+        : { ok: false, failure: { kind: "invalid_response", message: parsed.error.message.slice(0, 300) } };
+    },
+    async archiveRecall(hash, principal, timeoutMs) {
+      const query = new URLSearchParams({
+        userId: principal.userId,
+        agentId: principal.agentId,
+        ...(principal.householdId === undefined ? {} : { householdId: principal.householdId }),
+      });
+      const path = `${routes.archiveRecall.url.replace(":hash", encodeURIComponent(hash))}?${query}`;
+      const result = await call("GET", path, undefined, timeoutMs);
+      if (!result.ok) return result;
+      const parsed = ArchiveRecallAnswerSchema.safeParse(result.value);
+      return parsed.success
+        ? { ok: true, value: parsed.data }
+        : { ok: false, failure: { kind: "invalid_response", message: parsed.error.message.slice(0, 300) } };
     },
     reflect(request) {
       // /reflect takes the delta's fields with the principal beside them.

@@ -1,5 +1,7 @@
 import {
   artifactRef,
+  type ExplicitSaveRequestInput,
+  explicitSaveResponse,
   type IngestRequestInput,
   identifier,
   ingestResponse,
@@ -50,6 +52,7 @@ export const ArtifactRefSchema = artifactRef.partial().loose();
 
 export const RetrieveResponseSchema = retrieveResponse
   .pick({
+    bundle: true,
     facts: true,
     chunks: true,
     artifactRefs: true,
@@ -58,6 +61,15 @@ export const RetrieveResponseSchema = retrieveResponse
     liveState: true,
   })
   .extend({
+    /** The block Cortex rendered and counted: the hooks inject exactly this text. */
+    bundle: retrieveResponse.shape.bundle
+      .pick({ text: true, tokens: true })
+      .extend({
+        text: retrieveResponse.shape.bundle.shape.text.default(""),
+        tokens: retrieveResponse.shape.bundle.shape.tokens.default(0),
+      })
+      .loose()
+      .prefault({}),
     facts: z.array(RetrievedFactSchema).default([]),
     chunks: z.array(RetrievedChunkSchema).default([]),
     artifactRefs: z.array(ArtifactRefSchema).default([]),
@@ -109,3 +121,30 @@ export const IngestResponseSchema = ingestResponse
 
 /** The /reflect body: the delta's fields with the principal beside them, as the contract's input type. */
 export type ReflectBody = ReflectRequestInput;
+
+/** A POST /remember body: an explicit save, as the contract's input type (explicit-save-reply.ts builds it). */
+export type ExplicitSaveBody = ExplicitSaveRequestInput;
+
+/**
+ * What the hooks read of Cortex's answer to an explicit save, to tell the person what happened: the stored
+ * statement and the page proposal. Enumerations read as strings; a proposal without a known shape reads as deferred.
+ */
+export const ExplicitSaveResponseSchema = explicitSaveResponse
+  .pick({ id: true, status: true, statement: true, type: true, scope: true, proposal: true })
+  .extend({
+    status: z.string(),
+    type: z.string(),
+    scope: z.string(),
+    proposal: z
+      .looseObject({
+        status: z.string(),
+        id: z.string().optional(),
+        artifactPath: z.string().optional(),
+        title: z.string().optional(),
+        createdNow: z.boolean().optional(),
+        reason: z.string().optional(),
+      })
+      .catch({ status: "deferred" }),
+  })
+  .loose();
+export type ExplicitSaveAnswer = z.infer<typeof ExplicitSaveResponseSchema>;

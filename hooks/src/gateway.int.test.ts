@@ -5,6 +5,7 @@ import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { runDir } from "../../test/harness/src/paths.js";
 import { chatCompletionRequests, promptText } from "../../test/harness/src/services/openai-recorder.js";
 import { openClawProviderId, sendMessage } from "../../test/harness/src/services/openclaw.js";
+import { pinned } from "../../test/harness/src/versions.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { blockBegin } from "./injection.js";
 import { type CortexFaultProxy, startCortexFaultProxy } from "./testing/cortex-fault-proxy.js";
@@ -23,6 +24,7 @@ import {
 const ollama = testbedEndpoints("ollama");
 const opensearch = testbedEndpoints("opensearch");
 const reflectionMarker = "You extract durable knowledge";
+const reflectionModel = pinned("FEWSHOT_MODEL_NAME");
 // Generous: on a loaded 2-core box the gateway's event loop can stall for seconds; the hang case checks the cap.
 const retrieveTimeoutMs = 4_000;
 // The test bed shares two cores with other suites; a SmolLM2 turn through the gateway can take minutes.
@@ -95,6 +97,10 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
       startPluginGateway({
         ollama,
         withTools,
+        // The few-shot SmolLM2, greedy: plain SmolLM2 at the OpenAI API's default temperature of 1 rambles through
+        // the delta's optional fields (claims, adjustments, links) to the 256-token cap more often than not.
+        reflectionModel,
+        reflectionParams: { temperature: 0 },
         config: ({ metricsPort, queueDir }) => ({
           cortex: { url: proxy.url, tokenFile, retrieveTimeoutMs },
           principals: { identities: { "openai-user:alice": "alice", "openai-user:bob": "bob" } },
@@ -104,7 +110,7 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
           queue: { path: queueDir, drainIntervalMs: 250, backoffInitialMs: 250, backoffMaxMs: 2_000 },
           reflection: {
             runTimeoutMs: 120_000,
-            model: { provider: reflectionProviderId, model: ollama.chatModel },
+            model: { provider: reflectionProviderId, model: reflectionModel },
           },
           metrics: { port: metricsPort },
         }),
@@ -222,8 +228,8 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
   it(
     "reflects on finished turns in background runs of their own, never on its own reflections",
     async () => {
-      // SmolLM2's reply is grammar-constrained to the delta's JSON schema (the reflection model's
-      // response_format), so a finished run extracts a delta and the reflect queue stores it through /reflect.
+      // The reflection model's reply is grammar-constrained to the delta's JSON schema (its response_format), so a
+      // finished run extracts a delta and the reflect queue stores it through /reflect.
       await waitFor(
         async () =>
           metricValue(await metrics(), "remram_hooks_reflections_total", 'outcome="stored"') > 0

@@ -10,7 +10,7 @@ const remramHooks: PluginDefinition = {
   id: pluginId,
   name: "Remram",
   description:
-    "Escalation, knowledge injection from Cortex, durable tool-result capture and background reflection.",
+    "Escalation, knowledge injection from Cortex, durable tool-result capture, background reflection, transcripts into the archive and the memory tools.",
   register: registerRemramHooks,
 };
 

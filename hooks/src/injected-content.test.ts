@@ -1,5 +1,5 @@
+import { bundleFixedSentences } from "@remram/contract";
 import { describe, expect, it } from "vitest";
-import { RetrieveResponseSchema } from "./cortex-contract.js";
 import {
   type InjectionLedger,
   injectedFor,
@@ -7,30 +7,32 @@ import {
   rememberInjection,
   stripInjected,
 } from "./injected-content.js";
-import { renderKnowledgeBlock } from "./injection.js";
+import { knowledgeBlock } from "./injection.js";
+import { renderedBundle } from "./testing/rendered-bundle.js";
 
 const alice = { agentId: "main", userId: "alice" };
 const cat = "Alice's cat is called Miso.";
 const dentist = "Alice sees her dentist every March";
 const backups = "Earlier: we agreed the NAS backs up nightly to the garage disk.";
 
-/** The block the plugin really renders for a small bundle, remembered as before_prompt_build does. */
-function injectedBlock(ledger: InjectionLedger = new Map()) {
-  const bundle = RetrieveResponseSchema.parse({
+/** The block Cortex renders for a small bundle (the contract's renderer), remembered as before_prompt_build does. */
+function injectedBlock(ledger: InjectionLedger = new Map(), live = false) {
+  const bundle = renderedBundle({
     facts: [
       { id: "f1", statement: cat, type: "fact", confidence: 0.9 },
       { id: "f2", statement: dentist, type: "fact" },
     ],
     chunks: [{ id: "k1", text: backups }],
+    liveState: { detected: live },
   });
-  const block = renderKnowledgeBlock(bundle, 1_000);
-  if (block === undefined) throw new Error("nothing rendered");
-  rememberInjection(ledger, alice, block);
-  return { block, ledger, shown: injectedFor(ledger, alice) };
+  const built = knowledgeBlock(bundle, 1_000);
+  if (!built.ok) throw new Error(built.reason);
+  rememberInjection(ledger, alice, built.block);
+  return { block: built.block, ledger, shown: injectedFor(ledger, alice) };
 }
 
 describe("adversarial: injected content", () => {
-  it("removes the block echoed verbatim, with the hooks' delimiter, and keeps the tool's own output", () => {
+  it("removes the block echoed verbatim, with the contract's delimiter, and keeps the tool's own output", () => {
     const { block, shown } = injectedBlock();
     const output = `notes.md:\n${block.text}\nThe shed door sticks in winter.`;
     const result = stripInjected(output, shown);
@@ -79,20 +81,34 @@ describe("adversarial: injected content", () => {
     );
   });
 
-  it("removes the injected part of a long excerpt, not the part the model never saw", () => {
-    const sentences = Array.from({ length: 30 }, (_, index) => `Photo ${index} shows the 2019 trip.`);
-    const long = `${sentences.join(" ")} TAIL-NOT-SHOWN`;
-    const ledger: InjectionLedger = new Map();
-    const block = renderKnowledgeBlock(
-      RetrieveResponseSchema.parse({ chunks: [{ id: "k", text: long }] }),
-      1_000,
-    );
-    if (block === undefined) throw new Error("nothing rendered");
-    rememberInjection(ledger, alice, block);
-    const text = stripInjected(`file: ${long}`, injectedFor(ledger, alice)).text;
-    expect(block.itemTexts[0]?.endsWith("…")).toBe(true);
-    expect(text).not.toContain("Photo 0 shows");
-    expect(text).toContain("Photo 29 shows the 2019 trip. TAIL-NOT-SHOWN");
+  it("removes a live-state block's items with their dates and its live-check instruction, sentence by sentence", () => {
+    const { block, shown } = injectedBlock(new Map(), true);
+    expect(block.text).toContain(`${cat} (confidence 0.90; learned 2026-03-04)`);
+    // A model that quotes the block without its delimiters, one line at a time.
+    const quoted = block.text.split("\n").slice(1, -1).join("\n");
+    const text = stripInjected(`Reply: ${quoted}\nI will check.`, shown).text;
+    for (const fragment of [
+      "Miso",
+      "dentist",
+      "garage disk",
+      "learned 2026",
+      "live state",
+      "Durable knowledge",
+    ])
+      expect(text).not.toContain(fragment);
+    expect(text).toContain("I will check.");
+  });
+
+  it("recognises a reflected item that only restates an injected one with its note", () => {
+    const { shown } = injectedBlock();
+    expect(isInjectedStatement(`${cat} (confidence 0.90; learned 2026-03-04)`, shown)).toBe(true);
+    expect(isInjectedStatement(`${backups} (from user turn)`, shown)).toBe(true);
+  });
+
+  it("strips every fixed sentence of the block even when nothing was remembered", () => {
+    for (const sentence of bundleFixedSentences) {
+      expect(stripInjected(`a ${sentence} b`, undefined).text).toBe("a  b");
+    }
   });
 
   it("leaves unrelated text, longer words and very short items alone", () => {

@@ -1,19 +1,13 @@
-import {
-  blockBegin,
-  blockEnd,
-  blockPreamble,
-  liveStateNote,
-  lowConfidenceNote,
-  type RenderedBlock,
-} from "./injection.js";
+import { bundleFixedSentences } from "@remram/contract";
+import { blockBegin, blockEnd, type InjectedBlock } from "./injection.js";
 import type { Principal } from "./principal.js";
 
 /**
  * What the plugin injected must never reach Cortex again as new knowledge, or memory feeds on itself (security
- * issue 15, finding 6). Delimiters cannot promise that: a model echoing the block may alter or drop them, and
- * Cortex and the hooks have spelt them differently. So the plugin remembers the content it injected, per
- * principal and bounded, and removes that content from everything it captures (tool results, reflection input,
- * reflection output) whatever surrounds it; the known markers of both spellings are stripped besides.
+ * issue 15, finding 6). Delimiters cannot promise that: a model echoing the block may alter or drop them. So the
+ * plugin remembers the content it injected, per principal and bounded, and removes that content from everything
+ * it captures (tool results, reflection input, reflection output) whatever surrounds it; the contract's delimiter
+ * (the one Cortex renders), Cortex's earlier spelling and loose variants are stripped besides.
  */
 
 /** What one principal was recently shown, oldest first: whole blocks and the item texts they held. */
@@ -46,7 +40,7 @@ function pushBounded(list: string[], value: string, max: number): void {
 export function rememberInjection(
   ledger: InjectionLedger,
   principal: Pick<Principal, "agentId" | "userId">,
-  block: Pick<RenderedBlock, "text" | "itemTexts">,
+  block: Pick<InjectedBlock, "text" | "itemTexts">,
 ): void {
   const key = ledgerKey(principal);
   const entry = ledger.get(key) ?? { blocks: [], texts: [] };
@@ -83,19 +77,22 @@ const compiled = new Map<string, { pattern: RegExp; needle: string }>();
 const maxCompiled = 2_048;
 
 /**
+ * The note the block puts after an item (renderBundleItem: "(confidence 0.80; learned 2026-05-03)", "(from read
+ * output)"), in either of the shapes a model may give it back.
+ */
+const itemNote = "(?:\\s*\\((?:confidence|from|learned)\\b[^()\\n]{0,300}\\))?";
+
+/**
  * An item text as it may come back: any whitespace between its words, any case, either quotes, its final
- * punctuation and the block's confidence note optional, and never inside a longer word. A text the block cut
- * (ending in "…") is a prefix: the source it came from goes on mid-word.
+ * punctuation and the block's note optional, and never inside a longer word.
  */
 function itemMatcher(text: string): { pattern: RegExp; needle: string } {
   const cached = compiled.get(text);
   if (cached !== undefined) return cached;
-  const cut = text.endsWith("…");
   const core = text.replace(/[.!?;:,…]+$/u, "");
   const words = core.split(/\s+/).filter(Boolean);
   const body = words.map(wordPattern).join("\\s+");
-  const end = cut ? "…?" : "[.!?;:,…]*(?:\\s*\\(confidence \\d+(?:\\.\\d+)?\\))?(?![\\p{L}\\p{N}])";
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${body}${end}`, "giu");
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${body}[.!?;:,…]*${itemNote}(?![\\p{L}\\p{N}])`, "giu");
   // The longest word, lowercased: a cheap test that skips the regex for output that cannot hold the item.
   const needle = (core.match(/[\p{L}\p{N}]+/gu) ?? [""])
     .reduce((longest, word) => (word.length > longest.length ? word : longest), "")
@@ -107,10 +104,10 @@ function itemMatcher(text: string): { pattern: RegExp; needle: string } {
 }
 
 /** The fixed sentences of the block: never knowledge, whoever wrote them back. */
-const fixedLines = [...blockPreamble, liveStateNote, lowConfidenceNote];
+const fixedLines = bundleFixedSentences;
 
 const blockSpans: readonly RegExp[] = [
-  // The hooks' spelling (injection.ts) and Cortex's (cortex/src/core/redaction.ts); unclosed runs to the end.
+  // The contract's delimiter (what Cortex renders) and Cortex's earlier spelling; unclosed runs to the end.
   new RegExp(`${escapeRegExp(blockBegin)}[\\s\\S]*?(?:${escapeRegExp(blockEnd)}|$)`, "g"),
   /<<<REMRAM MEMORY[\s\S]*?(?:<<<END REMRAM MEMORY>>>|$)/g,
   // Spellings a model echoing the block may write (<<< Remram Knowledge >>> … <<</remram knowledge>>>): only

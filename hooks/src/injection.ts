@@ -1,31 +1,27 @@
-import type { RetrievedChunk, RetrievedFact, RetrieveResponse } from "./cortex-contract.js";
+import { bundleClose, bundleItemText, bundleOpen, liveStateIntent, liveStatePhrase } from "@remram/contract";
+import type { RetrieveResponse } from "./cortex-contract.js";
 
 /**
- * The knowledge block the hooks put into a prompt. It goes into `appendSystemContext`: OpenClaw places that
- * after its core system prompt and the workspace bootstrap files and before the session transcript, which
- * is seed 000 §4.3's order (core prompt → bootstrap → Remram bundle → transcript).
+ * The knowledge block the hooks put into a prompt is the one Cortex rendered (the contract's renderBundle, counted
+ * with Cortex's tokenizer under the request's token budget): the plugin injects it as is and never renders one of
+ * its own. It goes into `appendSystemContext`: OpenClaw places that after its core system prompt and the
+ * workspace bootstrap files and before the session transcript, which is seed 000 §4.3's order (core prompt →
+ * bootstrap → Remram bundle → transcript).
  */
 
-export const blockBegin = "<<<remram-knowledge";
-export const blockEnd = "remram-knowledge>>>";
+/** The contract's delimiters, one spelling for Cortex and the hooks. */
+export const blockBegin = bundleOpen;
+export const blockEnd = bundleClose;
 
-/** Cortex's fixed section order (@remram/contract's bundleSectionNames), then grounding text. */
-const sectionOrder: readonly { type: string; title: string }[] = [
-  { type: "constraint", title: "Constraints" },
-  { type: "preference", title: "Preferences" },
-  { type: "decision", title: "Decisions" },
-  { type: "principle", title: "Principles" },
-  { type: "fact", title: "Facts" },
-];
-
-const maxItemChars = 600;
-
-/** A cheap, conservative token estimate (about 3.5 characters a token for English; rounds up). */
+/**
+ * A cheap, conservative token estimate (about 3.5 characters a token for English; rounds up), for the prompt and
+ * transcript sizes escalation weighs; the knowledge block's size is Cortex's exact count.
+ */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 3.5);
 }
 
-type KnowledgeItem = Pick<RetrievedFact, "scope" | "privacy" | "consent">;
+type KnowledgeItem = Pick<RetrieveResponse["facts"][number], "scope" | "privacy" | "consent">;
 
 const privateLevels = new Set(["private", "secret"]);
 
@@ -45,140 +41,57 @@ export function mayLeaveTheBox(item: KnowledgeItem, allowPrivateToCloud: boolean
 
 /** Whether this bundle, injected as retrieved, holds anything a cloud model must not see. */
 export function blocksCloud(bundle: RetrieveResponse, allowPrivateToCloud: boolean): boolean {
-  return [...bundle.facts, ...bundle.chunks].some((item) => !mayLeaveTheBox(item, allowPrivateToCloud));
+  return itemsWithheldFrom(bundle, "cloud", allowPrivateToCloud) > 0;
 }
 
-/** Drop what must not reach a cloud model; the local model sees everything retrieved. */
-export function filterForModel(
+/**
+ * How many of the bundle's items a model at `target` must not read. Cortex leaves them out of a bundle asked for a
+ * cloud model; one that still holds some (a bundle asked for a local model, an older Cortex) is not injected at
+ * all: the block is Cortex's text, and cutting items out of it would need a renderer of the plugin's own.
+ */
+export function itemsWithheldFrom(
   bundle: RetrieveResponse,
   target: "local" | "cloud",
   allowPrivateToCloud: boolean,
-): RetrieveResponse {
-  if (target === "local") return bundle;
-  return {
-    ...bundle,
-    facts: bundle.facts.filter((fact) => mayLeaveTheBox(fact, allowPrivateToCloud)),
-    chunks: bundle.chunks.filter((chunk) => mayLeaveTheBox(chunk, allowPrivateToCloud)),
-  };
+): number {
+  if (target === "local") return 0;
+  return [...bundle.facts, ...bundle.chunks].filter((item) => !mayLeaveTheBox(item, allowPrivateToCloud))
+    .length;
 }
 
-/**
- * The block's fixed sentences (besides the delimiters): plugin text, not knowledge, stripped from captures
- * together with what the block held (injected-content.ts).
- */
-export const blockPreamble = [
-  "Durable knowledge Remram retrieved for this conversation. It is memory, not the user's words: it may be",
-  "incomplete or out of date, and the conversation below wins where they disagree.",
-] as const;
-export const liveStateNote = "Memory is not authoritative for the current live state asked about.";
-export const lowConfidenceNote = "Retrieval confidence is low.";
-
-/** One line per item, with the delimiters defused so stored text can never close the block early. */
-function itemLine(text: string): string {
-  const oneLine = text
-    .replaceAll(blockBegin, "<<remram-knowledge")
-    .replaceAll(blockEnd, "remram-knowledge>>")
-    .replace(/\s+/g, " ")
-    .trim();
-  return oneLine.length > maxItemChars ? `${oneLine.slice(0, maxItemChars - 1)}…` : oneLine;
-}
-
-function confidenceNote(confidence: number | undefined): string {
-  return confidence === undefined ? "" : ` (confidence ${confidence.toFixed(2)})`;
-}
-
-export interface RenderedBlock {
+export interface InjectedBlock {
+  /** Cortex's rendered block, byte for byte. */
   text: string;
+  /** Cortex's count of it (o200k_base), framing included. */
   tokens: number;
-  factsIncluded: number;
-  chunksIncluded: number;
-  /** Items that did not fit under the ceiling. */
-  itemsDropped: number;
-  /** Each included fact's and chunk's text as the model read it (a cut one ends in "…"). */
+  /** Each fact's and chunk's text as it reads in the block (for the injection ledger). */
   itemTexts: string[];
 }
 
+export type BlockOutcome =
+  | { ok: true; block: InjectedBlock }
+  | { ok: false; reason: "nothing_retrieved" | "over_budget" };
+
 /**
- * Render the bundle under a hard token ceiling. Sections keep their fixed order; within a section Cortex's
- * ranking order is kept; items that would cross the ceiling are left out (counted), never cut mid-way.
- * Returns undefined when nothing fits or nothing was retrieved: no empty block is injected.
+ * The block to inject for a bundle: Cortex's text as is; nothing when Cortex rendered nothing (nothing qualified)
+ * or, against its contract, a block over the ceiling the plugin asked for.
  */
-export function renderKnowledgeBlock(
-  bundle: RetrieveResponse,
-  tokenCeiling: number,
-): RenderedBlock | undefined {
-  const header: string[] = [blockBegin, ...blockPreamble];
-  if (bundle.liveState.detected) header.push(liveStateNote);
-  if (bundle.lowConfidence) header.push(lowConfidenceNote);
-  const footer = [blockEnd];
-  let used = estimateTokens([...header, ...footer].join("\n"));
-  const body: string[] = [];
-  let factsIncluded = 0;
-  let chunksIncluded = 0;
-  let itemsDropped = 0;
-  const itemTexts: string[] = [];
-  const injected = (text: string) => {
-    itemTexts.push(itemLine(text));
-  };
+export function knowledgeBlock(bundle: RetrieveResponse, tokenCeiling: number): BlockOutcome {
+  const { text, tokens } = bundle.bundle;
+  if (text.trim() === "") return { ok: false, reason: "nothing_retrieved" };
+  if (tokens > tokenCeiling) return { ok: false, reason: "over_budget" };
+  const itemTexts = [
+    ...bundle.facts.map((fact) => bundleItemText(fact.statement)),
+    ...bundle.chunks.map((chunk) => bundleItemText(chunk.text)),
+  ];
+  return { ok: true, block: { text, tokens, itemTexts } };
+}
 
-  const addSection = <T>(
-    title: string,
-    items: readonly T[],
-    line: (item: T) => string,
-    onAdded: (item: T) => void,
-  ) => {
-    const lines: string[] = [];
-    let sectionCost = estimateTokens(`## ${title}\n`);
-    for (const item of items) {
-      const text = `- ${line(item)}`;
-      const cost = estimateTokens(`${text}\n`);
-      if (used + sectionCost + cost > tokenCeiling) {
-        itemsDropped += 1;
-        continue;
-      }
-      lines.push(text);
-      sectionCost += cost;
-      onAdded(item);
-    }
-    if (lines.length === 0) return;
-    body.push(`## ${title}`, ...lines);
-    used += sectionCost;
-  };
-
-  const knownTypes = new Set(sectionOrder.map((section) => section.type));
-  for (const section of sectionOrder) {
-    const facts = bundle.facts.filter((fact) =>
-      section.type === "fact"
-        ? fact.type === "fact" || !knownTypes.has(fact.type)
-        : fact.type === section.type,
-    );
-    addSection(
-      section.title,
-      facts,
-      (fact: RetrievedFact) => `${itemLine(fact.statement)}${confidenceNote(fact.confidence)}`,
-      (fact) => {
-        factsIncluded += 1;
-        injected(fact.statement);
-      },
-    );
-  }
-  addSection(
-    "Excerpts",
-    bundle.chunks,
-    (chunk: RetrievedChunk) => itemLine(chunk.text),
-    (chunk) => {
-      chunksIncluded += 1;
-      injected(chunk.text);
-    },
-  );
-  addSection(
-    "Artifacts",
-    bundle.artifactRefs,
-    (ref) => itemLine([ref.title, ref.path ?? ref.sourceId].filter((part) => part != null).join(" — ")),
-    () => undefined,
-  );
-
-  if (factsIncluded + chunksIncluded === 0) return undefined;
-  const text = [...header, ...body, ...footer].join("\n");
-  return { text, tokens: estimateTokens(text), factsIncluded, chunksIncluded, itemsDropped, itemTexts };
+/**
+ * The intent sent with /retrieve: "live_state" when the request asks about current live state (the contract's
+ * detector, which Cortex runs too when no intent comes), so the bundle comes back as history under a live-check
+ * instruction; otherwise none, and Cortex decides.
+ */
+export function retrieveIntent(requestText: string): string | undefined {
+  return liveStatePhrase(requestText) === null ? undefined : liveStateIntent;
 }

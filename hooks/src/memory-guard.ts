@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pluginId } from "./log.js";
 
 /**
  * Single retrieval authority: Cortex answers for long-term knowledge, so OpenClaw's built-in memory must be
@@ -20,10 +21,16 @@ const GatewayMemoryConfigSchema = z.looseObject({
   plugins: z
     .looseObject({
       slots: z.looseObject({ memory: z.string().optional() }).optional(),
+      deny: z.array(z.string()).optional(),
       entries: z
         .record(
           z.string(),
-          z.looseObject({ config: z.looseObject({ dreaming: enabledFlag }).optional() }).optional(),
+          z
+            .looseObject({
+              enabled: z.boolean().optional(),
+              config: z.looseObject({ dreaming: enabledFlag }).optional(),
+            })
+            .optional(),
         )
         .optional(),
     })
@@ -35,12 +42,14 @@ export function builtInMemoryConflicts(gatewayConfig: unknown): string[] {
   const parsed = GatewayMemoryConfigSchema.safeParse(gatewayConfig ?? {});
   if (!parsed.success) return ["the gateway config could not be read to check built-in memory"];
   const config = parsed.data;
-  const slotOff = config.plugins?.slots?.memory === "none";
+  // The slot naming this plugin (its manifest's kind "memory") is how Remram holds it; "none" would disable it too.
+  const slot = config.plugins?.slots?.memory;
+  const slotOff = slot === "none" || slot === pluginId;
   const searchOff = config.memory?.search?.enabled === false;
   const conflicts: string[] = [];
   if (!slotOff && !searchOff) {
     conflicts.push(
-      'built-in memory search is on: set memory.search.enabled to false and plugins.slots.memory to "none"',
+      `built-in memory search is on: set memory.search.enabled to false and plugins.slots.memory to "${pluginId}"`,
     );
   }
   if (!slotOff) {
@@ -49,6 +58,16 @@ export function builtInMemoryConflicts(gatewayConfig: unknown): string[] {
         conflicts.push(`agents.entries.${agentId}.memory.search.enabled is true`);
       }
     }
+  }
+  // With the slot held by another memory plugin, OpenClaw still loads memory-core as a "dreaming sidecar" (its
+  // dreaming on by default, configured from the slot holder's entry) unless memory-core is disabled or denied.
+  const memoryCoreOff =
+    config.plugins?.entries?.["memory-core"]?.enabled === false ||
+    config.plugins?.deny?.includes("memory-core") === true;
+  if (slot === pluginId && !memoryCoreOff) {
+    conflicts.push(
+      "memory-core would dream beside Remram as OpenClaw's dreaming sidecar: set plugins.entries.memory-core.enabled to false",
+    );
   }
   if (config.plugins?.entries?.["memory-core"]?.config?.dreaming?.enabled === true) {
     conflicts.push(

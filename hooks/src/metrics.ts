@@ -33,7 +33,15 @@ export interface Counters {
   ingestFailures: number;
   reflectionsEnqueued: number;
   reflections: Record<string, number>;
+  /** Parts of the reflection deltas queued for /reflect, by kind, and parts left out, by reason. */
+  reflectionDeltaParts: Record<string, number>;
   hookErrors: Record<string, number>;
+  /** Session transcripts for the archive: staged per hook, queued, delivered, discarded (transcript-hooks.ts). */
+  transcripts: Record<string, number>;
+  /** memory_search and memory_get calls, by tool and outcome. */
+  memoryToolCalls: Record<string, number>;
+  /** Explicit saves ("remember that …") by what the run could tell the person; later deliveries of queued ones. */
+  explicitSaves: Record<string, number>;
 }
 
 export function emptyCounters(): Counters {
@@ -54,7 +62,11 @@ export function emptyCounters(): Counters {
     ingestFailures: 0,
     reflectionsEnqueued: 0,
     reflections: {},
+    reflectionDeltaParts: {},
     hookErrors: {},
+    transcripts: {},
+    memoryToolCalls: {},
+    explicitSaves: {},
   };
 }
 
@@ -74,6 +86,8 @@ export interface Gauges {
   captureQueueDepth: number;
   reflectionQueueDepth: number;
   reflectQueueDepth: number;
+  transcriptQueueDepth?: number;
+  explicitSaveQueueDepth?: number;
 }
 
 interface Family {
@@ -187,6 +201,30 @@ export function renderPrometheus(counters: Counters, gauges: Gauges): string {
       samples: labelled("outcome", counters.reflections),
     },
     {
+      name: "remram_hooks_reflection_delta_parts_total",
+      help: "Parts of reflection deltas queued for /reflect, by kind; dropped_* were left out of them, by reason.",
+      type: "counter",
+      samples: labelled("part", counters.reflectionDeltaParts),
+    },
+    {
+      name: "remram_hooks_explicit_saves_total",
+      help: "Explicit saves (remember that …): saved, queued, rejected, dropped, nothing_to_save; delivered later.",
+      type: "counter",
+      samples: labelled("outcome", counters.explicitSaves),
+    },
+    {
+      name: "remram_hooks_transcripts_total",
+      help: "Session transcripts for the archive: staged_<hook>, queued, duplicate, archived, rejected, deleted_discarded, stale_sealed.",
+      type: "counter",
+      samples: labelled("outcome", counters.transcripts),
+    },
+    {
+      name: "remram_hooks_memory_tool_calls_total",
+      help: "memory_search and memory_get calls, by outcome.",
+      type: "counter",
+      samples: labelled("outcome", counters.memoryToolCalls),
+    },
+    {
       name: "remram_hooks_hook_errors_total",
       help: "Hook handlers that failed and fell back to the safe default.",
       type: "counter",
@@ -200,6 +238,8 @@ export function renderPrometheus(counters: Counters, gauges: Gauges): string {
         { labels: { queue: "capture" }, value: gauges.captureQueueDepth },
         { labels: { queue: "reflection" }, value: gauges.reflectionQueueDepth },
         { labels: { queue: "reflect" }, value: gauges.reflectQueueDepth },
+        { labels: { queue: "transcript" }, value: gauges.transcriptQueueDepth ?? 0 },
+        { labels: { queue: "explicit_save" }, value: gauges.explicitSaveQueueDepth ?? 0 },
       ],
     },
   ];

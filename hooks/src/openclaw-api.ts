@@ -99,6 +99,42 @@ export interface AgentEndEvent {
   durationMs?: number;
 }
 
+/** `PluginHookSessionEndEvent`; `reason` says why (shutdown and restart share a 2 s drain budget). */
+export interface SessionEndEvent {
+  sessionId: string;
+  sessionKey?: string;
+  messageCount: number;
+  durationMs?: number;
+  reason?: "new" | "reset" | "idle" | "daily" | "compaction" | "deleted" | "shutdown" | "restart" | "unknown";
+  sessionFile?: string;
+  transcriptArchived?: boolean;
+  nextSessionId?: string;
+  nextSessionKey?: string;
+}
+
+/** `PluginHookSessionContext`. */
+export interface SessionHookContext {
+  agentId?: string;
+  sessionId: string;
+  sessionKey?: string;
+}
+
+/** `PluginHookBeforeCompactionEvent`: the messages about to be compacted away, when the host has them. */
+export interface BeforeCompactionEvent {
+  messageCount: number;
+  compactingCount?: number;
+  tokenCount?: number;
+  messages?: unknown[];
+  sessionFile?: string;
+}
+
+/** `PluginHookBeforeResetEvent`: the session's messages before a reset. */
+export interface BeforeResetEvent {
+  sessionFile?: string;
+  messages?: unknown[];
+  reason?: string;
+}
+
 export interface HookHandlers {
   before_model_resolve: (
     event: BeforeModelResolveEvent,
@@ -111,6 +147,33 @@ export interface HookHandlers {
   /** Synchronous: a returned Promise is ignored by the host. */
   tool_result_persist: (event: ToolResultPersistEvent, ctx: ToolResultPersistContext) => undefined;
   agent_end: (event: AgentEndEvent, ctx: AgentHookContext) => Promise<void> | undefined;
+  before_compaction: (event: BeforeCompactionEvent, ctx: AgentHookContext) => Promise<void> | undefined;
+  before_reset: (event: BeforeResetEvent, ctx: AgentHookContext) => Promise<void> | undefined;
+  session_end: (event: SessionEndEvent, ctx: SessionHookContext) => Promise<void> | undefined;
+  /** `PluginHookGatewayStopEvent`: the gateway is stopping (5 s budget). */
+  gateway_stop: (event: { reason?: string }, ctx: { port?: number }) => Promise<void> | undefined;
+}
+
+/** `OpenClawPluginToolContext`, the part the memory tools read: set by the gateway, never by the model. */
+export interface ToolContext {
+  agentId?: string;
+  sessionKey?: string;
+  sessionId?: string;
+}
+
+/** `AgentToolResult`: what the model reads back, and structured details for logs and UIs. */
+export interface ToolResult {
+  content: TextBlock[];
+  details: unknown;
+}
+
+/** An agent tool (`AnyAgentTool`); parameters are a plain JSON Schema (TypeBox's TSchema is structural). */
+export interface HostAgentTool {
+  name: string;
+  label: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  execute: (toolCallId: string, params: unknown, signal?: AbortSignal) => Promise<ToolResult>;
 }
 
 export interface ServiceContext {
@@ -167,6 +230,11 @@ export interface HostPluginApi {
     opts?: { priority?: number; timeoutMs?: number },
   ) => void;
   registerService: (service: HostService) => void;
+  /** Tools must be named in the manifest's `contracts.tools`; a factory sees the run's trusted context. */
+  registerTool: (
+    tool: (ctx: ToolContext) => HostAgentTool | HostAgentTool[] | null | undefined,
+    opts?: { name?: string; names?: string[]; optional?: boolean },
+  ) => void;
 }
 
 /** The entry's default export: `OpenClawPluginDefinition`. */

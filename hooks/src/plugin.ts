@@ -1,5 +1,6 @@
 import { type PluginConfig, parsePluginConfig } from "./config.js";
 import { createCortexClient } from "./cortex-client.js";
+import { type ExplicitSaveDeps, explicitSaveReplyHook, explicitSaveStartHook } from "./explicit-save-hook.js";
 import { reflectionTriggerHook } from "./hooks/agent-end.js";
 import { escalationHook } from "./hooks/before-model-resolve.js";
 import { injectionHook } from "./hooks/before-prompt-build.js";
@@ -9,9 +10,11 @@ import { errorMessage, logEvent, pluginId } from "./log.js";
 import { builtInMemoryConflicts } from "./memory-guard.js";
 import type { HostPluginApi } from "./openclaw-api.js";
 import { derivePrincipal, type PrincipalLookup } from "./principal.js";
-import { openQueues, type Queues } from "./queues.js";
+import { openQueues, type Queues, transcriptStagingDir } from "./queues.js";
 import { startBackgroundWork } from "./service.js";
 import { sharedState } from "./shared-state.js";
+import { TranscriptStaging } from "./transcript-staging.js";
+import { registerArchiveHooks } from "./transcript-wiring.js";
 
 export { pluginId };
 
@@ -50,11 +53,28 @@ export function registerRemramHooks(api: HostPluginApi): void {
   };
   const principalOf: PrincipalLookup = (ctx) =>
     derivePrincipal(ctx, config.principals, config.injection.groupSessions);
-  const retrieve = cortexRetriever(client, config.injection, counters.retrieveLatency);
+  const retrieve = cortexRetriever(
+    client,
+    config.injection,
+    counters.retrieveLatency,
+    config.escalation.allowPrivateToCloud,
+  );
   const logger = api.logger;
 
   api.on("before_model_resolve", escalationHook({ config, state, principalOf, retrieve, logger }));
   api.on("before_prompt_build", injectionHook({ config, state, principalOf, retrieve, logger }));
+  // "remember that …": stored while the session loads (started first), reported after the knowledge block.
+  const saves: ExplicitSaveDeps = {
+    config,
+    counters,
+    injected: state.injected,
+    principalOf,
+    client,
+    saveQueue: () => getQueues().explicitSave,
+    logger,
+  };
+  api.on("before_model_resolve", explicitSaveStartHook(saves), { priority: 1 });
+  api.on("before_prompt_build", explicitSaveReplyHook(saves));
   api.on(
     "tool_result_persist",
     captureHook({
@@ -72,11 +92,27 @@ export function registerRemramHooks(api: HostPluginApi): void {
       config,
       counters,
       injected: state.injected,
+      reflectionTargets: state.reflectionTargets,
       principalOf,
       reflectionQueue: () => getQueues().reflection,
       logger,
     }),
   );
+
+  // Transcripts into the archive on session_end, and the memory tools (transcript-wiring.ts).
+  let staging: TranscriptStaging | undefined;
+  const transcripts = registerArchiveHooks(api, {
+    config,
+    counters,
+    injected: state.injected,
+    principalOf,
+    client,
+    queues: getQueues,
+    staging: () => {
+      staging ??= new TranscriptStaging(transcriptStagingDir(config, stateDir));
+      return staging;
+    },
+  });
 
   api.registerService({
     id: pluginId,
@@ -90,6 +126,7 @@ export function registerRemramHooks(api: HostPluginApi): void {
         client,
         state,
         queues: getQueues(),
+        transcripts,
       });
     },
     stop: async () => {

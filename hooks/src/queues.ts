@@ -1,8 +1,10 @@
 import { join } from "node:path";
+import { explicitSaveRequest, transcriptArchiveRequest } from "@remram/contract";
 import type { PluginConfig } from "./config.js";
-import { type ToolResultEvent, ToolResultEventSchema } from "./cortex-contract.js";
+import { type ExplicitSaveBody, type ToolResultEvent, ToolResultEventSchema } from "./cortex-contract.js";
 import { DurableQueue } from "./durable-queue.js";
 import { pluginId } from "./log.js";
+import type { TranscriptBody } from "./memory-tools-contract.js";
 import {
   type ReflectionJob,
   ReflectionJobSchema,
@@ -12,13 +14,17 @@ import {
 import { type SharedState, sharedQueue } from "./shared-state.js";
 
 /**
- * The plugin's three durable queues, under one folder:
- * capture/ (tool results for /ingest), reflection/ (jobs for a background run), reflect/ (deltas for /reflect).
+ * The plugin's durable queues, under one folder: capture/ (tool results for /ingest), reflection/ (jobs for a
+ * background run), reflect/ (deltas for /reflect), explicit-save/ (saves for /remember).
  */
 export interface Queues {
   capture: DurableQueue<ToolResultEvent>;
   reflection: DurableQueue<ReflectionJob>;
   reflect: DurableQueue<ReflectRequest>;
+  /** explicit-save/: saves Cortex did not store within the run's wait, for /remember. */
+  explicitSave: DurableQueue<ExplicitSaveBody>;
+  /** transcript/: finished sessions' transcripts for /archive/transcripts (transcript-hooks.ts). */
+  transcript: DurableQueue<TranscriptBody>;
 }
 
 function validated<T>(schema: {
@@ -34,6 +40,11 @@ export function queueRoot(config: PluginConfig, stateDir: string): string {
   return config.queue.path ?? join(stateDir, pluginId, "queue");
 }
 
+/** Live sessions' transcripts until they end (transcript-staging.ts), beside the queues. */
+export function transcriptStagingDir(config: PluginConfig, stateDir: string): string {
+  return join(queueRoot(config, stateDir), "transcript-staging");
+}
+
 export function openQueues(state: SharedState, config: PluginConfig, stateDir: string): Queues {
   const root = queueRoot(config, stateDir);
   const limits = { maxItems: config.queue.maxItems, dropPolicy: config.queue.dropPolicy };
@@ -45,5 +56,7 @@ export function openQueues(state: SharedState, config: PluginConfig, stateDir: s
     capture: open("capture", validated(ToolResultEventSchema)),
     reflection: open("reflection", validated(ReflectionJobSchema)),
     reflect: open("reflect", validated(ReflectRequestSchema)),
+    explicitSave: open("explicit-save", validated(explicitSaveRequest)),
+    transcript: open("transcript", validated(transcriptArchiveRequest)),
   };
 }

@@ -89,6 +89,8 @@ describe("parseReflectionReply", () => {
       ok: true,
       delta: {
         items: [{ kind: "fact", statement: "Alice lives in Bergen", confidence: 0.9 }],
+        adjustments: [],
+        links: [],
         candidateDimensions: [],
       },
     });
@@ -125,6 +127,8 @@ describe("parseReflectionReply", () => {
           { kind: "fact", statement: "Alice lives in Bergen" },
           { kind: "preference", statement: "Alice likes rain", confidence: 0.7 },
         ],
+        adjustments: [],
+        links: [],
         candidateDimensions: [],
       },
     });
@@ -154,6 +158,8 @@ describe("toCortexDelta", () => {
           { kind: "preference", statement: "Likes tea", confidence: 0.7 },
           { kind: "correction", statement: "Does not live in Oslo" },
         ],
+        adjustments: [],
+        links: [],
         candidateDimensions: [
           { name: "Home City", value: "Bergen" },
           { name: "42", value: "x" },
@@ -171,6 +177,7 @@ describe("toCortexDelta", () => {
       corrections: [{ statement: "Does not live in Oslo", scope, sourceTurnIds: ["run-7"] }],
       confidenceAdjustments: [],
       candidateDimensions: [{ name: "home_city", value: "Bergen", sourceTurnIds: ["run-7"] }],
+      links: [],
     });
   });
 });

@@ -1,6 +1,15 @@
-import { reflectedTypes } from "@remram/contract";
+import { adjustmentEffects, reflectedLinkRelations } from "@remram/contract";
 import { z } from "zod";
-import { type Principal, toIdentifier } from "./principal.js";
+import type { Principal } from "./principal.js";
+import { type ReflectionTarget, ReflectionTargetSchema, targetHandle } from "./reflection-targets.js";
+
+export {
+  type CortexReflectionDelta,
+  CortexReflectionDeltaSchema,
+  type ReflectRequest,
+  ReflectRequestSchema,
+  toCortexDelta,
+} from "./reflection-cortex.js";
 
 /**
  * Reflection (seed 000 §4.6): after a user-visible turn, a background run reads the interaction delta and
@@ -15,17 +24,24 @@ export const ReflectionJobSchema = z.strictObject({
   runId: z.string().optional(),
   /** The turn's text, oldest first, already cut to the configured size. */
   interaction: z.string(),
+  /** What the run's injected block showed that the reflection may adjust, correct or link (reflection-targets.ts). */
+  targets: z.array(ReflectionTargetSchema).max(50).optional(),
   createdAt: z.string(),
 });
 
 export type ReflectionJob = z.infer<typeof ReflectionJobSchema>;
 
 const statement = z.string().trim().min(3).max(500);
+/** m1, m2, … (a memory item the prompt listed) or n1, n2, … (an item of this reply); resolved by the plugin. */
+const handle = z.string().trim().min(2).max(8);
+const claimPart = (max: number) => z.string().trim().min(1).max(max);
 
 /**
- * What the reflection model must produce; anything else is rejected, never half-applied. Deliberately
- * smaller than Cortex's delta: a small local model fills a flat list well, and the plugin adds the scope,
- * session and source turn that only it knows (toCortexDelta).
+ * What the reflection model must produce; anything else is rejected, never half-applied. Deliberately flatter than
+ * Cortex's delta: a small local model fills short lists of plain fields well, refers to what it was shown by the
+ * prompt's handles, and the plugin adds the ids, scopes, session and source turn that only it knows
+ * (toCortexDelta). Optional keys come after the required ones and `candidateDimensions` last, so a reply in the
+ * first version's shape ({"items":[{"kind","statement"}],"candidateDimensions":[]}) still fits the grammar.
  */
 export const ReflectionDeltaSchema = z.strictObject({
   items: z
@@ -34,8 +50,30 @@ export const ReflectionDeltaSchema = z.strictObject({
         kind: z.enum(["fact", "preference", "constraint", "decision", "correction"]),
         statement,
         confidence: z.number().min(0).max(1).optional(),
+        /** The statement as subject / predicate / object, when it has that form. */
+        claim: z
+          .strictObject({ subject: claimPart(200), predicate: claimPart(200), object: claimPart(500) })
+          .optional(),
+        /** household: true of the whole household; user (the default): of the person only. */
+        scope: z.enum(["user", "household"]).optional(),
+        /** The memory item (m1, …) this one corrects (kind correction) or replaces with what it states. */
+        updates: handle.optional(),
       }),
     )
+    .max(20)
+    .default([]),
+  adjustments: z
+    .array(
+      z.strictObject({
+        target: handle,
+        effect: z.enum(adjustmentEffects),
+        reason: z.string().trim().min(1).max(200).optional(),
+      }),
+    )
+    .max(20)
+    .default([]),
+  links: z
+    .array(z.strictObject({ from: handle, relation: z.enum(reflectedLinkRelations), to: handle }))
     .max(20)
     .default([]),
   candidateDimensions: z
@@ -110,6 +148,8 @@ export function buildReflectionJob(params: {
   maxChars: number;
   now: Date;
   strip?: (text: string) => string;
+  /** What the run's injected block showed (reflection-targets.ts); none when nothing was injected. */
+  targets?: readonly ReflectionTarget[];
 }): ReflectionJob | undefined {
   const interaction = interactionDelta(params.messages, params.maxChars, params.strip);
   if (!interaction.includes("User:")) return undefined;
@@ -119,6 +159,7 @@ export function buildReflectionJob(params: {
     sessionKey: params.sessionKey,
     ...(params.runId === undefined ? {} : { runId: params.runId }),
     interaction,
+    ...(params.targets === undefined || params.targets.length === 0 ? {} : { targets: [...params.targets] }),
     createdAt: params.now.toISOString(),
   };
 }
@@ -133,17 +174,41 @@ export const reflectionInstructions = [
   "Keep only what will still matter later: facts about the user or household, preferences, constraints,",
   "decisions, and corrections of earlier knowledge. Skip small talk, questions and one-off requests.",
   'Reply with one JSON object and nothing else, shaped like {"items":[{"kind":"fact","statement":"…",',
-  '"confidence":0.8}],"candidateDimensions":[{"name":"topic","value":"…"}]}. kind is one of fact,',
-  "preference, constraint, decision, correction. Use an empty items list when nothing is worth keeping.",
+  '"confidence":0.8,"claim":{"subject":"…","predicate":"…","object":"…"},"scope":"user"}],',
+  '"adjustments":[{"target":"m1","effect":"reinforce"}],"links":[{"from":"n1","relation":"refines","to":"m1"}],',
+  '"candidateDimensions":[{"name":"topic","value":"…"}]}. kind is one of fact, preference, constraint, decision,',
+  "correction. claim (optional) is the statement as subject, predicate and object. scope is household for what",
+  "holds for the whole household, else user. Memory the person was shown may follow the turn between <<<memory",
+  'and memory>>>, as m1, m2, …: give an item "updates":"m2" when it corrects or replaces m2; in adjustments,',
+  "reinforce a memory item the turn confirms, weaken one it puts in doubt, contradict one it says is wrong.",
+  "links relate two of m1, m2, … and n1, n2, … (your own items, in order): supports, contradicts, refines or",
+  "related. Use empty lists when nothing is worth keeping.",
 ].join("\n");
 
-/** The reflection run's message: the turn, fenced so that it cannot end the data block. */
+/** Fence markers inside quoted text are defused, so nothing quoted can end its block early. */
+function defused(text: string): string {
+  return text
+    .replaceAll("<<<turn", "<<turn")
+    .replaceAll("turn>>>", "turn>>")
+    .replaceAll("<<<memory", "<<memory")
+    .replaceAll("memory>>>", "memory>>");
+}
+
+/** One listed memory item: its handle, type and scope, and its statement on one line. */
+function memoryLine(target: ReflectionTarget, index: number): string {
+  return `${targetHandle(index)} (${target.type}, ${target.scope}): ${defused(target.statement.replace(/\s+/g, " "))}`;
+}
+
+/**
+ * The reflection run's message: the turn, fenced so that it cannot end the data block, then the memory items the
+ * reflection may act on, when the run was shown any. The memory comes after the turn, so the turn still opens the
+ * message (the test bed's few-shot model reads the person's line from there).
+ */
 export function reflectionMessage(job: ReflectionJob): string {
-  return [
-    "<<<turn",
-    job.interaction.replaceAll("<<<turn", "<<turn").replaceAll("turn>>>", "turn>>"),
-    "turn>>>",
-  ].join("\n");
+  const turn = ["<<<turn", defused(job.interaction), "turn>>>"];
+  const targets = job.targets ?? [];
+  if (targets.length === 0) return turn.join("\n");
+  return [...turn, "<<<memory", ...targets.map(memoryLine), "memory>>>"].join("\n");
 }
 
 /**
@@ -186,13 +251,23 @@ export type ParsedDelta = { ok: true; delta: ReflectionDelta } | { ok: false; er
  * writes confidence 1.5 or 80. The model's confidence is only a hint Cortex may use; one that is not a number in
  * [0, 1] is dropped rather than costing the whole reflection.
  */
-function withoutUnusableConfidence(json: unknown): unknown {
-  if (typeof json !== "object" || json === null || !Array.isArray((json as { items?: unknown }).items))
-    return json;
-  const items = (json as { items: unknown[] }).items.map((item) => {
-    if (typeof item !== "object" || item === null || !("confidence" in item)) return item;
-    const { confidence, ...rest } = item as { confidence: unknown };
-    return typeof confidence === "number" && confidence >= 0 && confidence <= 1 ? item : rest;
+function withoutUnusableHints(json: unknown): unknown {
+  if (!isRecord(json) || !Array.isArray(json.items)) return json;
+  const items = json.items.map((item) => {
+    if (!isRecord(item)) return item;
+    const { confidence, claim, ...rest } = item;
+    const usableConfidence = typeof confidence === "number" && confidence >= 0 && confidence <= 1;
+    // Likewise a claim with an empty part: only a hint for matching, the statement is the knowledge.
+    const usableClaim =
+      isRecord(claim) &&
+      ["subject", "predicate", "object"].every(
+        (part) => typeof claim[part] === "string" && (claim[part] as string).trim() !== "",
+      );
+    return {
+      ...rest,
+      ...(usableConfidence ? { confidence } : {}),
+      ...(usableClaim ? { claim } : {}),
+    };
   });
   return { ...json, items };
 }
@@ -208,7 +283,7 @@ export function parseReflectionReply(reply: string): ParsedDelta {
         : "no JSON object in the reflection reply",
     };
   }
-  const result = ReflectionDeltaSchema.safeParse(withoutUnusableConfidence(json));
+  const result = ReflectionDeltaSchema.safeParse(withoutUnusableHints(json));
   if (!result.success) {
     return {
       ok: false,
@@ -228,88 +303,4 @@ export function lastAssistantText(messages: readonly unknown[]): string | undefi
     }
   }
   return undefined;
-}
-
-const principalSchema = z.strictObject({
-  userId: z.string(),
-  householdId: z.string().optional(),
-  agentId: z.string(),
-});
-const userScope = z.strictObject({ kind: z.literal("user"), ownerIds: z.array(z.string()).min(1) });
-const sourceTurnIds = z.array(z.string().min(1).max(128)).min(1);
-
-/**
- * The part of Cortex's reflection delta (@remram/contract's reflectionDeltaSchema) the plugin writes, as queued on
- * disk; the client posts it as the contract's ReflectRequestInput, so the compiler checks it fits.
- */
-export const CortexReflectionDeltaSchema = z.strictObject({
-  sessionId: z.string(),
-  /** When the reflected turn happened: Cortex refuses a delta observed before its person's erasure (410). */
-  observedAt: z.string().optional(),
-  items: z.array(
-    z.strictObject({
-      type: z.enum(reflectedTypes),
-      statement: z.string(),
-      scope: userScope,
-      sourceTurnIds,
-      confidence: z.number().optional(),
-    }),
-  ),
-  corrections: z.array(z.strictObject({ statement: z.string(), scope: userScope, sourceTurnIds })),
-  confidenceAdjustments: z.array(z.never()),
-  candidateDimensions: z.array(z.strictObject({ name: z.string(), value: z.string(), sourceTurnIds })),
-});
-
-export type CortexReflectionDelta = z.infer<typeof CortexReflectionDeltaSchema>;
-
-/** A /reflect call waiting in the durable delivery queue until Cortex takes it. */
-export const ReflectRequestSchema = z.strictObject({
-  principal: principalSchema,
-  delta: CortexReflectionDeltaSchema,
-});
-export type ReflectRequest = z.infer<typeof ReflectRequestSchema>;
-
-/** Dimension names are lowercase keys starting with a letter; anything else is not a dimension. */
-function dimensionName(raw: string): string | undefined {
-  const name = raw
-    .trim()
-    .toLowerCase()
-    .replace(/[^a-z0-9_]+/g, "_")
-    .slice(0, 63);
-  return /^[a-z][a-z0-9_]*$/.test(name) ? name : undefined;
-}
-
-/**
- * Everything a reflection of the user's own turn learns is the user's: scope user, owned by the principal.
- * The source turn is the reflected run.
- */
-export function toCortexDelta(delta: ReflectionDelta, job: ReflectionJob): CortexReflectionDelta {
-  const scope = { kind: "user" as const, ownerIds: [job.principal.userId] };
-  const sourceTurnIds = [(job.runId ?? job.jobId).slice(0, 128)];
-  const candidateDimensions = delta.candidateDimensions.flatMap((dimension) => {
-    const name = dimensionName(dimension.name);
-    return name === undefined ? [] : [{ name, value: dimension.value.slice(0, 128), sourceTurnIds }];
-  });
-  return {
-    sessionId: toIdentifier(job.sessionKey),
-    observedAt: job.createdAt,
-    items: delta.items.flatMap((item) =>
-      item.kind === "correction"
-        ? []
-        : [
-            {
-              type: item.kind,
-              statement: item.statement,
-              scope,
-              sourceTurnIds,
-              ...(item.confidence === undefined ? {} : { confidence: item.confidence }),
-            },
-          ],
-    ),
-    corrections: delta.items
-      .filter((item) => item.kind === "correction")
-      .map((item) => ({ statement: item.statement, scope, sourceTurnIds })),
-    confidenceAdjustments: [],
-    candidateDimensions,
-  };
 }

@@ -15,14 +15,10 @@ import type { HostLogger, HostPluginApi } from "./openclaw-api.js";
 import { reflectionSessionKey } from "./principal.js";
 import { backoffDelayMs } from "./queue-policy.js";
 import type { Queues } from "./queues.js";
-import {
-  lastAssistantText,
-  parseReflectionReply,
-  reflectionInstructions,
-  reflectionMessage,
-  toCortexDelta,
-} from "./reflection.js";
+import { lastAssistantText, reflectionInstructions, reflectionMessage } from "./reflection.js";
+import { reflectionReplyAction } from "./reflection-reply.js";
 import type { ServiceHandles, SharedState } from "./shared-state.js";
+import { queueStaleTranscripts, type TranscriptDeps } from "./transcript-hooks.js";
 
 /**
  * The plugin service: delivers the capture queue to /ingest and the reflect queue to /reflect, runs queued
@@ -128,7 +124,8 @@ function queueDrainer<T>(params: {
 /**
  * Run the oldest reflection job: a background subagent run (deliver false, its own session, no tools, the
  * minimal prompt) whose answer is validated and moved to the reflect queue. The run's failures are retried
- * up to maxAttempts; an answer that does not validate is logged and dropped (asking again rarely helps).
+ * up to maxAttempts; an answer that does not validate is asked for once more, then the job is dropped
+ * (reflection-reply.ts), counted and logged, and nothing of it is queued.
  */
 function reflectionRunner(params: {
   api: HostPluginApi;
@@ -149,12 +146,17 @@ function reflectionRunner(params: {
       if (entry === undefined) return;
       busy = true;
       const job = entry.payload;
-      const attempt = (state.reflectionAttempts.get(job.jobId) ?? 0) + 1;
+      // Failed runs and malformed replies both start another attempt.
+      const attempt =
+        (state.reflectionAttempts.get(job.jobId) ?? 0) +
+        (state.reflectionInvalidReplies.get(job.jobId) ?? 0) +
+        1;
       // A session per attempt: a retry in the first attempt's session would read that attempt's prompt again.
       const sessionKey = reflectionSessionKey(job.principal.agentId, `${job.jobId}-${attempt}`);
       const finish = (outcome: string) => {
         queues.reflection.remove(entry);
         state.reflectionAttempts.delete(job.jobId);
+        state.reflectionInvalidReplies.delete(job.jobId);
         increment(counters.reflections, outcome);
       };
       try {
@@ -178,32 +180,40 @@ function reflectionRunner(params: {
         if (waited.status !== "ok")
           throw new Error(`reflection run ended ${waited.status} ${waited.error ?? ""}`.trim());
         const { messages } = await api.runtime.subagent.getSessionMessages({ sessionKey, limit: 20 });
-        const parsed = parseReflectionReply(lastAssistantText(messages) ?? "");
         failures = 0;
-        if (!parsed.ok) {
-          finish("invalid_delta");
-          logEvent(logger, "warn", "reflection_invalid", { jobId: job.jobId, message: parsed.error });
-          return;
-        }
         // Its input had the injected knowledge removed; an item that still restates it is not new knowledge.
         const shown = injectedFor(state.injected, job.principal);
-        const items = parsed.delta.items.filter((item) => !isInjectedStatement(item.statement, shown));
-        if (items.length < parsed.delta.items.length)
-          increment(counters.injectedStripped, "reflection_delta", parsed.delta.items.length - items.length);
-        const queued = queues.reflect.enqueue(
-          job.jobId,
-          { principal: job.principal, delta: toCortexDelta({ ...parsed.delta, items }, job) },
-          new Date(),
-        );
+        const invalidBefore = state.reflectionInvalidReplies.get(job.jobId) ?? 0;
+        const next = reflectionReplyAction({
+          reply: lastAssistantText(messages) ?? "",
+          job,
+          invalidBefore,
+          isInjected: (statement) => isInjectedStatement(statement, shown),
+        });
+        if (next.action !== "queue") {
+          if (next.action === "retry") {
+            // Asked again in a fresh run on the next tick; the job stays at the head of its queue.
+            state.reflectionInvalidReplies.set(job.jobId, invalidBefore + 1);
+            increment(counters.reflections, "invalid_retried");
+          } else finish("invalid_delta");
+          logEvent(logger, "warn", "reflection_invalid", {
+            jobId: job.jobId,
+            retry: next.action === "retry",
+            message: next.error,
+          });
+          return;
+        }
+        const injected = next.parts.dropped_injected ?? 0;
+        if (injected > 0) increment(counters.injectedStripped, "reflection_delta", injected);
+        for (const [part, count] of Object.entries(next.parts))
+          increment(counters.reflectionDeltaParts, part, count);
+        const queued = queues.reflect.enqueue(job.jobId, next.request, new Date());
         if (queued.status === "dropped_full") increment(counters.queueDrops, "reflect_full_dropped_newest");
         if (queued.status === "queued" && queued.evicted.length > 0) {
           increment(counters.queueDrops, "reflect_full_dropped_oldest", queued.evicted.length);
         }
         finish("extracted");
-        logEvent(logger, "info", "reflection_extracted", {
-          jobId: job.jobId,
-          items: parsed.delta.items.length,
-        });
+        logEvent(logger, "info", "reflection_extracted", { jobId: job.jobId, parts: next.parts });
       } catch (error) {
         const attempts = (state.reflectionAttempts.get(job.jobId) ?? 0) + 1;
         state.reflectionAttempts.set(job.jobId, attempts);
@@ -241,6 +251,8 @@ function serveMetrics(
         captureQueueDepth: queues.capture.depth,
         reflectionQueueDepth: queues.reflection.depth,
         reflectQueueDepth: queues.reflect.depth,
+        explicitSaveQueueDepth: queues.explicitSave.depth,
+        transcriptQueueDepth: queues.transcript.depth,
       });
       response.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(body);
       return;
@@ -266,6 +278,8 @@ export function startBackgroundWork(params: {
   client: CortexClient;
   state: SharedState;
   queues: Queues;
+  /** The transcript hooks' state, for sessions that never ended (transcript-hooks.ts). */
+  transcripts?: TranscriptDeps;
 }): ServiceHandles {
   const { api, logger, config, client, state, queues } = params;
   const counters = state.counters;
@@ -299,7 +313,51 @@ export function startBackgroundWork(params: {
   const reflection = config.reflection.enabled
     ? reflectionRunner({ api, queues, state, config, logger })
     : undefined;
-  const timers = [ingest, reflect, ...(reflection === undefined ? [] : [reflection])].map((drainer) => {
+  // Saves Cortex did not store within their run's wait (explicit-save-hook.ts); a retry of the same turn is a no-op.
+  const explicitSaves = queueDrainer({
+    name: "explicit_save",
+    queue: queues.explicitSave,
+    batchSize: 1,
+    send: async ([body]) =>
+      body === undefined
+        ? { ok: true, value: undefined }
+        : client.remember(body, config.explicitSave.deliveryTimeoutMs),
+    onDelivered: (count) => increment(counters.explicitSaves, "delivered", count),
+    onFailure: () => increment(counters.explicitSaves, "delivery_failed"),
+    state,
+    config: config.queue,
+    logger,
+  });
+  // Finished sessions' transcripts (transcript-hooks.ts), one part per call: Cortex embeds each part's chunks.
+  const transcripts = queueDrainer({
+    name: "transcript",
+    queue: queues.transcript,
+    batchSize: 1,
+    send: async ([body]) =>
+      body === undefined
+        ? { ok: true, value: undefined }
+        : client.archiveTranscript(body, config.archive.timeoutMs),
+    onDelivered: (count) => increment(counters.transcripts, "archived", count),
+    onFailure: () => increment(counters.transcripts, "delivery_failed"),
+    state,
+    config: config.queue,
+    logger,
+  });
+  if (params.transcripts !== undefined) {
+    try {
+      const sealed = queueStaleTranscripts(params.transcripts, new Date());
+      if (sealed > 0) logEvent(logger, "info", "stale_transcripts_queued", { parts: sealed });
+    } catch (error) {
+      logEvent(logger, "error", "stale_transcripts_failed", { message: errorMessage(error) });
+    }
+  }
+  const timers = [
+    ingest,
+    reflect,
+    explicitSaves,
+    transcripts,
+    ...(reflection === undefined ? [] : [reflection]),
+  ].map((drainer) => {
     const timer = setInterval(() => void drainer.tick(), config.queue.drainIntervalMs);
     timer.unref();
     return timer;
@@ -311,6 +369,7 @@ export function startBackgroundWork(params: {
     captureQueueDepth: queues.capture.depth,
     reflectionQueueDepth: queues.reflection.depth,
     reflectQueueDepth: queues.reflect.depth,
+    explicitSaveQueueDepth: queues.explicitSave.depth,
   });
   return {
     stop: async () => {

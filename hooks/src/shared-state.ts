@@ -3,6 +3,7 @@ import type { DurableQueue } from "./durable-queue.js";
 import type { EscalationDecision, ModelLocation } from "./escalation.js";
 import type { InjectionLedger } from "./injected-content.js";
 import { type Counters, emptyCounters } from "./metrics.js";
+import type { ReflectionTargetLedger } from "./reflection-targets.js";
 
 /**
  * State shared by every plugin instance in the gateway process. OpenClaw calls register() several times,
@@ -37,6 +38,10 @@ export interface SharedState {
   injected: InjectionLedger;
   queues: Map<string, DurableQueue<unknown>>;
   reflectionAttempts: Map<string, number>;
+  /** Per session key, the facts its latest injected block showed: what its reflection may act on by id. */
+  reflectionTargets: ReflectionTargetLedger;
+  /** Per reflection job, replies that did not validate so far (one is asked again, the second drops the job). */
+  reflectionInvalidReplies: Map<string, number>;
   service?: ServiceHandles;
 }
 
@@ -53,6 +58,8 @@ export function sharedState(): SharedState {
     injected: new Map(),
     queues: new Map(),
     reflectionAttempts: new Map(),
+    reflectionTargets: new Map(),
+    reflectionInvalidReplies: new Map(),
   };
   return holder[stateKey];
 }

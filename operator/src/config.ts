@@ -27,6 +27,8 @@ const settings = z.object({
   REMRAM_METRICS_NAMESPACES: z.string().default(""),
   REMRAM_PROBE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   REMRAM_RESYNC_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
+  /** How often pending Cortex proposals (an explicit save's page among them) are mirrored between dream cycles. */
+  REMRAM_PROPOSAL_MIRROR_SECONDS: z.coerce.number().int().min(1).max(3_600).default(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   REMRAM_IMAGE_OPENSEARCH: z.string().min(1).default(defaultImages.opensearch),
   REMRAM_IMAGE_OLLAMA: z.string().min(1).default(defaultImages.ollama),
@@ -50,6 +52,7 @@ export interface OperatorSettings {
   metricsNamespaces: string[];
   probePort: number;
   resyncMs: number;
+  proposalMirrorMs: number;
   logLevel: string;
   images: OperatorImages;
   outOfClusterUrls: { cortex?: string; ollama?: string };
@@ -85,6 +88,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): OperatorSettings {
     metricsNamespaces: namespaceList(value.REMRAM_METRICS_NAMESPACES),
     probePort: value.REMRAM_PROBE_PORT,
     resyncMs: value.REMRAM_RESYNC_SECONDS * 1000,
+    proposalMirrorMs: value.REMRAM_PROPOSAL_MIRROR_SECONDS * 1000,
     logLevel: value.LOG_LEVEL,
     images: {
       opensearch: value.REMRAM_IMAGE_OPENSEARCH,

@@ -25,6 +25,7 @@ const operator = await startOperator({
   metricsNamespaces: settings.metricsNamespaces,
   probePort: settings.probePort,
   resyncMs: settings.resyncMs,
+  proposalMirrorMs: settings.proposalMirrorMs,
   ...(outOfClusterCortex ? { cortexUrl: () => outOfClusterCortex } : {}),
   ...(outOfClusterOllama ? { ollamaUrl: () => outOfClusterOllama } : {}),
 });

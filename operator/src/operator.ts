@@ -42,6 +42,8 @@ export interface OperatorOptions {
   /** 0 = no probe server (tests); else /healthz, /readyz and /metrics on this port. */
   probePort?: number;
   resyncMs?: number;
+  /** How often Cortex's pending proposals are mirrored as ArtifactProposals between dream cycles (default 10 s). */
+  proposalMirrorMs?: number;
   /** How the operator reaches an appliance's Ollama and Cortex; cluster DNS by default. */
   ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
   cortexUrl?: (appliance: { name: string; namespace: string }) => string;
@@ -110,7 +112,11 @@ export function setupControllers(manager: Manager, options: OperatorOptions, ope
     ...(options.cortexUrl ? { cortexUrl: options.cortexUrl } : {}),
     ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
   });
-  setupDreamScheduleController(manager, { cortex, operatorUsername });
+  setupDreamScheduleController(manager, {
+    cortex,
+    operatorUsername,
+    ...(options.proposalMirrorMs === undefined ? {} : { mirrorIntervalMs: options.proposalMirrorMs }),
+  });
   setupDimensionPolicyController(manager, { cortex });
   setupArtifactProposalController(manager, { cortex });
 }

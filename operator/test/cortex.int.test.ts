@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -302,6 +302,34 @@ describe("an ArtifactProposal approved with kubectl remram against the real Cort
       },
     });
 
+    // A decided mirror whose proposal Cortex no longer holds at all (an erasure deletes the proposals naming what it
+    // erased): its diff would keep quoting the erased text in the cluster, so the cycle's mirror deletes it too.
+    await client.create(`${api}/artifactproposals`, {
+      apiVersion: "remram.io/v1alpha1",
+      kind: "ArtifactProposal",
+      metadata: { name: "box-erased-decided", namespace, labels: { "remram.io/appliance": "box" } },
+      spec: {
+        applianceRef: { name: "box" },
+        proposalId: "proposal-erased-decided",
+        artifactPath: "notes/erased-decided.md",
+        proposedDigest: `sha256:${"1".repeat(64)}`,
+        diff: "+ something else the erased person said",
+        rationale: "proposed by dream",
+        proposedBy: "remram-admin",
+      },
+    });
+    const awaiting = await waitFor(
+      async () => {
+        const current = await client.get<Proposal>(`${api}/artifactproposals/box-erased-decided`);
+        return current?.status?.phase === "Pending" ? current : undefined;
+      },
+      { what: "the decided mirror awaiting approval", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    await alice.jsonPatch(
+      `${api}/artifactproposals/box-erased-decided/status`,
+      decisionPatch(awaiting, "Denied", "alice", new Date().toISOString().replace(/\.\d{3}Z$/, "Z")),
+    );
+
     // `kubectl remram dream now nightly`: a request newer (to the second) than the schedule's last run.
     await sleep(1_100);
     const requestedAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -325,6 +353,7 @@ describe("an ArtifactProposal approved with kubectl remram against the real Cort
     expect(run.status?.lastRun, JSON.stringify(run.status?.lastRun)).toMatchObject({ outcome: "Succeeded" });
     expect(run.status?.lastRun?.mirroredProposals).toBeGreaterThanOrEqual(1);
     expect(await client.get(`${api}/artifactproposals/box-erased`)).toBeUndefined();
+    expect(await client.get(`${api}/artifactproposals/box-erased-decided`)).toBeUndefined();
     const mirrored = await waitFor(
       async () => {
         const list = await client.get<{ items: Proposal[] }>(`${api}/artifactproposals`);
@@ -360,5 +389,85 @@ describe("an ArtifactProposal approved with kubectl remram against the real Cort
     // Level-triggered: later reconciles of the promoted proposal commit nothing more.
     await sleep(3_000);
     expect((await simpleGit(workspaceDir).log()).total).toBe(log.total);
+  }, 240_000);
+
+  it("mirrors an explicit save's page at once, without a dream; a later save replaces it; approval promotes it", async () => {
+    const remember = async (statement: string, turnId: string) => {
+      const response = await fetch(`${cortexUrl}/remember`, {
+        method: "POST",
+        headers: gatewayHeaders,
+        body: JSON.stringify({
+          principal: { userId: "alice", householdId: "home", agentId: "main" },
+          statement,
+          type: "fact",
+          scope: "household",
+          sessionId: "s-save",
+          turnId,
+        }),
+      });
+      expect(response.status, await response.clone().text()).toBe(200);
+      const body = (await response.json()) as { proposal: { status: string; id?: string } };
+      expect(body.proposal.status).toBe("pending");
+      return body.proposal.id ?? "";
+    };
+    const mirrorOf = (proposalId: string) =>
+      waitFor(
+        async () => {
+          const list = await client.get<{ items: Proposal[] }>(`${api}/artifactproposals`);
+          return list?.items.find(
+            (item) => item.spec.proposalId === proposalId && item.status?.phase === "Pending",
+          );
+        },
+        { what: `the ArtifactProposal of ${proposalId}`, timeoutMs: 60_000, intervalMs: 200 },
+      );
+    const mirrorsOf = async (proposalId: string) =>
+      ((await client.get<{ items: Proposal[] }>(`${api}/artifactproposals`))?.items ?? []).filter(
+        (item) => item.spec.proposalId === proposalId,
+      );
+
+    // "Remember for the family that …": Cortex proposes the household's facts page at once.
+    const savedAt = Date.now();
+    const first = await remember("The water main valve is behind the washing machine", "t-save-1");
+    const firstMirror = await mirrorOf(first);
+    const mirroredAfterMs = Date.now() - savedAt;
+    console.log(
+      `explicit save → pending ArtifactProposal (operator mirror, 10 s period): ${mirroredAfterMs} ms`,
+    );
+    expect(mirroredAfterMs).toBeLessThan(30_000);
+    expect(firstMirror.spec.rationale).toMatch(/^explicit save/);
+    expect(firstMirror.spec.artifactPath).toBe("artifacts/households/home/facts.md");
+
+    // The same save again is the same proposal: still one object for it.
+    expect(await remember("The water main valve is behind the washing machine.", "t-save-1")).toBe(first);
+    await sleep(1_500);
+    expect(await mirrorsOf(first)).toHaveLength(1);
+
+    // A second save on the page replaces the undecided first proposal with one listing both.
+    const second = await remember("The fuse box is in the cellar by the stairs", "t-save-2");
+    expect(second).not.toBe(first);
+    const secondMirror = await mirrorOf(second);
+    await waitFor(async () => ((await mirrorsOf(first)).length === 0 ? true : undefined), {
+      what: "the superseded proposal's mirror deleted",
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+
+    await alice.jsonPatch(
+      `${api}/artifactproposals/${secondMirror.metadata.name}/status`,
+      decisionPatch(secondMirror, "Approved", "alice", new Date().toISOString().replace(/\.\d{3}Z$/, "Z")),
+    );
+    const promoted = await waitFor(
+      async () => {
+        const current = await client.get<Proposal>(`${api}/artifactproposals/${secondMirror.metadata.name}`);
+        return current?.status?.phase === "Promoted" || current?.status?.phase === "Failed"
+          ? current
+          : undefined;
+      },
+      { what: "the approved page promoted", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(promoted.status?.phase, JSON.stringify(promoted.status?.conditions)).toBe("Promoted");
+    const page = readFileSync(join(workspaceDir, "artifacts/households/home/facts.md"), "utf8");
+    expect(page).toContain("The water main valve is behind the washing machine");
+    expect(page).toContain("The fuse box is in the cellar by the stairs");
   }, 240_000);
 });

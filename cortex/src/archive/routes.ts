@@ -6,6 +6,9 @@ import type { MaturationIndices } from "../knowledge/records.js";
 import { type ErasureStores, eraseUserData } from "./erasure.js";
 import { archiveDocument, type Recall, recallDocument, searchSummaries } from "./service.js";
 import { ArchiveIntegrityError, type ArchiveStore } from "./store.js";
+import { defaultTierRules } from "./tiering.js";
+import { runTiering, tieringScheduler } from "./tiering-pass.js";
+import { fileTranscript } from "./transcript-filing.js";
 
 export function archiveRoutes(
   archive: () => Promise<ArchiveStore>,
@@ -14,10 +17,43 @@ export function archiveRoutes(
 ): FastifyPluginAsyncZod {
   return async (app) => {
     const noDocument = (hash: string) => notFound(`no archived document ${hash}`);
-
-    app.post(routes.archive.url, routeOptions(routes.archive), async (request) =>
-      archiveDocument(app.cortex, await indices(), archive, request.body),
+    const { config } = app.cortex;
+    const rules = {
+      ...defaultTierRules,
+      warmAfterDays: config.archiveWarmAfterDays,
+      coldAfterDays: config.archiveColdAfterDays,
+    };
+    const tiering = tieringScheduler(
+      async () => runTiering(app.cortex, await indices(), await archive(), rules),
+      config.archiveTieringIntervalMinutes * 60_000,
     );
+    const afterWrite = () =>
+      tiering.nudge((error) => app.log.error({ err: error }, "archive tiering pass failed"));
+
+    app.post(routes.archive.url, routeOptions(routes.archive), async (request) => {
+      const filed = await archiveDocument(app.cortex, await indices(), archive, request.body);
+      afterWrite();
+      return filed;
+    });
+
+    app.post(routes.archiveTranscript.url, routeOptions(routes.archiveTranscript), async (request) => {
+      const filed = await fileTranscript(app.cortex, await indices(), archive, request.body, (error) =>
+        request.log.warn({ err: error }, "transcript chunks stored without vectors"),
+      );
+      request.log.info(
+        {
+          hash: filed.hash,
+          stored: filed.stored,
+          chunks: filed.chunks.ids.length,
+          created: filed.chunks.created,
+        },
+        "transcript archived",
+      );
+      afterWrite();
+      return filed;
+    });
+
+    app.post(routes.archiveTiering.url, routeOptions(routes.archiveTiering), async () => tiering.runNow());
 
     app.post(routes.archiveSearch.url, routeOptions(routes.archiveSearch), async (request) => ({
       results: await searchSummaries(app.cortex, await indices(), request.body),

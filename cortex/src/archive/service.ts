@@ -16,6 +16,7 @@ import {
   mayRecall,
   redactDocument,
 } from "./document.js";
+import { locateTranscripts } from "./locate.js";
 import { ArchiveNotFoundError, type ArchiveStore } from "./store.js";
 
 /**
@@ -122,12 +123,17 @@ export interface SummaryHit {
   createdAt: string;
 }
 
-/** The principal's summaries (never secret ones) by text and coordinates, best match or newest first. */
+/**
+ * The principal's summaries (never secret ones) by text and coordinates, best match or newest first. A query
+ * matches a summary's words, and finds a transcript by any of its passages too (locate.ts): the two rankings are
+ * fused by reciprocal rank. Either way only summary entries the principal owns come back.
+ */
 export async function searchSummaries(
-  { store, clock }: ArchiveContext,
+  context: ArchiveContext & Pick<CortexContext, "embedder">,
   where: MaturationIndices,
   { principal, query, x, y, z, limit }: SummarySearch,
 ): Promise<SummaryHit[]> {
+  const { store, clock } = context;
   const now = clock().toISOString();
   const identities = [principal.userId, ...(principal.householdId ? [principal.householdId] : [])];
   const today = epochDay(now);
@@ -138,12 +144,48 @@ export async function searchSummaries(
   if (x) filter.push({ range: { epochDay: { gte: today + x.min, lte: today + x.max } } });
   if (y) filter.push({ range: { y: { gte: clampAxis(y.min), lte: clampAxis(y.max) } } });
   if (z) filter.push({ range: { z: { gte: clampAxis(z.min), lte: clampAxis(z.max) } } });
-  const { body } = await storeRequest<SearchResult<IndexEntry>>(store, "POST", `/${where.archive}/_search`, {
-    size: limit,
-    query: { bool: { filter, ...(query ? { must: { match: { summary: query } } } : {}) } },
-    sort: query ? [{ _score: "desc" }, { hash: "asc" }] : [{ createdAt: "desc" }, { hash: "asc" }],
-  });
-  return body.hits.hits.map(({ _source: e }) => ({
+  const search = async (body: Record<string, unknown>) =>
+    (await storeRequest<SearchResult<IndexEntry>>(store, "POST", `/${where.archive}/_search`, body)).body.hits
+      .hits;
+  let entries: IndexEntry[];
+  if (query) {
+    const [bySummary, located] = await Promise.all([
+      search({
+        size: limit,
+        query: { bool: { filter, must: { match: { summary: query } } } },
+        sort: [{ _score: "desc" }, { hash: "asc" }],
+      }),
+      locateTranscripts(context, query, [principal.userId], limit),
+    ]);
+    const byPassage =
+      located.length === 0
+        ? []
+        : await search({
+            size: located.length,
+            query: { bool: { filter: [...filter, { ids: { values: located } }] } },
+          });
+    const rankOf = new Map(located.map((hash, rank) => [hash, rank]));
+    const fused = new Map<string, { entry: IndexEntry; score: number }>();
+    const add = (entry: IndexEntry, rank: number) => {
+      const known = fused.get(entry.hash);
+      fused.set(entry.hash, { entry, score: (known?.score ?? 0) + 1 / (61 + rank) });
+    };
+    for (const [rank, hit] of bySummary.entries()) add(hit._source, rank);
+    for (const hit of byPassage) add(hit._source, rankOf.get(hit._source.hash) ?? located.length);
+    entries = [...fused.values()]
+      .sort((a, b) => b.score - a.score || (a.entry.hash < b.entry.hash ? -1 : 1))
+      .slice(0, limit)
+      .map(({ entry }) => entry);
+  } else {
+    entries = (
+      await search({
+        size: limit,
+        query: { bool: { filter } },
+        sort: [{ createdAt: "desc" }, { hash: "asc" }],
+      })
+    ).map((hit) => hit._source);
+  }
+  return entries.map((e) => ({
     hash: e.hash,
     summary: e.summary,
     coordinates: { x: dayOffset(e.createdAt, now), y: e.y, z: e.z },

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type MemoryDocument, memoryDocumentSchema } from "@remram/contract";
@@ -104,6 +104,64 @@ describe("archive store on a real directory", () => {
     expect(await filesUnder(root)).toEqual(["manifest.jsonl"]);
     expect((await ArchiveStore.open(root)).location(hash)).toBeUndefined();
     expect(await store.erase(hash)).toBe(false);
+  });
+
+  it("packs hot and warm documents into one cold bundle, read back through the manifest after a reopen", async () => {
+    const store = await ArchiveStore.open(root);
+    const docs = ["alpha ".repeat(300), "beta ".repeat(300), "gamma ".repeat(300)].map(transcript);
+    const hashes = await Promise.all(docs.map(async (document) => (await store.put(document)).hash));
+    await store.moveToWarm(hashes[1] as string);
+    expect(await store.moveToCold(hashes)).toBe(3);
+    const files = await filesUnder(root);
+    expect(files.filter((file) => file.startsWith("cold/"))).toHaveLength(1);
+    expect(files.filter((file) => file.startsWith("hot/") || file.startsWith("warm/"))).toEqual([]);
+    const reopened = await ArchiveStore.open(root);
+    for (const [index, hash] of hashes.entries()) {
+      expect(reopened.location(hash)).toMatchObject({ tier: "cold", codec: "zstd" });
+      expect(await reopened.get(hash)).toEqual(docs[index]);
+    }
+    expect(await reopened.findCorrupt()).toEqual([]);
+    // Nothing moves twice, and a cold document never moves up.
+    expect(await reopened.moveToCold(hashes)).toBe(0);
+    expect((await reopened.moveToWarm(hashes[0] as string)).tier).toBe("cold");
+    expect((await reopened.put(docs[0] as MemoryDocument)).stored).toBe(false);
+  });
+
+  it("erases a bundled document by rewriting its bundle without it, and removes the last bundle with the last member", async () => {
+    const store = await ArchiveStore.open(root);
+    const keep = transcript("keep this conversation ".repeat(50));
+    const forget = transcript("forget this conversation ".repeat(50));
+    const kept = (await store.put(keep)).hash;
+    const erased = (await store.put(forget)).hash;
+    await store.moveToCold([kept, erased]);
+    const before = store.location(kept)?.path;
+    expect(await store.erase(erased)).toBe(true);
+    const after = store.location(kept)?.path;
+    expect(after).not.toBe(before);
+    const files = await filesUnder(root);
+    expect(files).toContain(after);
+    expect(files).not.toContain(before);
+    await expect(store.get(erased)).rejects.toBeInstanceOf(ArchiveNotFoundError);
+    expect(await (await ArchiveStore.open(root)).get(kept)).toEqual(keep);
+    expect(await store.erase(kept)).toBe(true);
+    expect(await filesUnder(root)).toEqual(["manifest.jsonl"]);
+  });
+
+  it("reports a tampered bundle member and removes a bundle no manifest line names on reopen", async () => {
+    const store = await ArchiveStore.open(root);
+    const { hash } = await store.put(transcript("bundled"));
+    await store.moveToCold([hash]);
+    const path = join(root, store.location(hash)?.path ?? "");
+    const bytes = await readFile(path);
+    bytes[bytes.length - 3] = (bytes[bytes.length - 3] ?? 0) ^ 0xff;
+    await writeFile(path, bytes);
+    await expect(store.get(hash)).rejects.toBeInstanceOf(ArchiveIntegrityError);
+    expect(await store.findCorrupt()).toEqual([expect.objectContaining({ hash, ok: false })]);
+    const orphan = join(root, "cold", "ff", `${"f".repeat(64)}.bundle`);
+    await mkdir(join(root, "cold", "ff"), { recursive: true });
+    await writeFile(orphan, "left by a crash");
+    await ArchiveStore.open(root);
+    expect(await filesUnder(root)).not.toContain(`cold/ff/${"f".repeat(64)}.bundle`);
   });
 
   it("answers not found for an unknown or malformed hash", async () => {

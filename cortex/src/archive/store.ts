@@ -1,70 +1,53 @@
 import { randomBytes } from "node:crypto";
-import { appendFile, link, mkdir, open, readFile, rm, unlink } from "node:fs/promises";
+import { appendFile, link, mkdir, open, readdir, readFile, rm, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { gunzip, gzip, zstdCompress, zstdDecompress } from "node:zlib";
 import { type MemoryDocument, memoryDocumentSchema } from "@remram/contract";
+import { type BundleMember, bundlePath, packBundle, sliceBundle } from "./cold.js";
 import { canonicalise, sha256Hex } from "./document.js";
+import { ArchiveIntegrityError, ArchiveNotFoundError, isErrno, type VerifyResult } from "./store-errors.js";
+
+export { ArchiveIntegrityError, ArchiveNotFoundError, type VerifyResult };
 
 /**
  * The hash-addressed archive on disk (seed 004's storage lifecycle): hot per-hash JSON files, a warm tier of
- * per-hash compressed files, and an append-only manifest mapping hash → location. Files are written once,
- * under a name derived from their content, with link(2) so a second writer can never replace the first;
- * every read re-hashes what it read, so a file that no longer matches its hash is reported, never served.
+ * per-hash compressed files, a cold tier of bundles holding many compressed documents (cold.ts), and an
+ * append-only manifest mapping hash → location. Files are written once, under a name derived from their content,
+ * with link(2) so a second writer can never replace the first; every read re-hashes what it read, so a file that
+ * no longer matches its hash is reported, never served. When documents move is tiering.ts's rule.
  */
 
 export type WarmCodec = "zstd" | "gzip";
-export type Tier = "hot" | "warm";
+export type Tier = "hot" | "warm" | "cold";
 
 export interface ArchiveLocation {
   tier: Tier;
-  /** Relative to the archive root. */
+  /** Relative to the archive root: the document's own file, or (cold) its bundle. */
   path: string;
   codec?: WarmCodec | undefined;
   /** Size of the canonical (uncompressed) bytes. */
   size: number;
+  /** Cold only: where the document's compressed bytes lie in its bundle. */
+  offset?: number | undefined;
+  length?: number | undefined;
 }
 
 type ManifestEntry =
   | ({ hash: string; at: string } & ArchiveLocation)
   | { hash: string; at: string; erased: true };
 
-export class ArchiveIntegrityError extends Error {
-  override readonly name = "ArchiveIntegrityError";
-  constructor(
-    readonly hash: string,
-    readonly location: string,
-    readonly actualHash: string,
-  ) {
-    super(`archive file ${location} should hash to ${hash} but hashes to ${actualHash}`);
-  }
-}
-
-export class ArchiveNotFoundError extends Error {
-  override readonly name = "ArchiveNotFoundError";
-  constructor(readonly hash: string) {
-    super(`no archived document ${hash}`);
-  }
-}
-
-export interface VerifyResult {
-  hash: string;
-  ok: boolean;
-  location: string;
-  problem?: string;
-}
-
 const hashPattern = /^[a-f0-9]{64}$/;
 const compress = { zstd: promisify(zstdCompress), gzip: promisify(gzip) };
 const decompress = { zstd: promisify(zstdDecompress), gzip: promisify(gunzip) };
 const extension: Record<WarmCodec, string> = { zstd: ".json.zst", gzip: ".json.gz" };
 
-function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
-}
-
 export class ArchiveStore {
   private readonly locations = new Map<string, ArchiveLocation>();
+  /** When each document was first archived (its first manifest line), for the tier rules. */
+  private readonly archivedAt = new Map<string, string>();
+  /** Bundles are written and rewritten one at a time; taken after any per-hash lock, never before. */
+  private bundleQueue: Promise<unknown> = Promise.resolve();
   /** One write per hash at a time inside this process; link(2) settles races with other processes. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
 
@@ -91,16 +74,42 @@ export class ArchiveStore {
       } catch {
         continue; // a line cut short by a crash; the file it named is found again on the next put
       }
-      if ("erased" in entry) store.locations.delete(entry.hash);
-      else
+      if ("erased" in entry) {
+        store.locations.delete(entry.hash);
+        store.archivedAt.delete(entry.hash);
+      } else {
         store.locations.set(entry.hash, {
           tier: entry.tier,
           path: entry.path,
           codec: entry.codec,
           size: entry.size,
+          ...(entry.tier === "cold" ? { offset: entry.offset, length: entry.length } : {}),
         });
+        if (!store.archivedAt.has(entry.hash)) store.archivedAt.set(entry.hash, entry.at);
+      }
     }
+    await store.removeOrphanBundles();
     return store;
+  }
+
+  /**
+   * Bundles no manifest line points at: left by a crash while a bundle was written or rewritten. An erasure's
+   * rewrite leaves the old bundle until its last step, so removing it here completes a crashed erasure.
+   */
+  private async removeOrphanBundles(): Promise<void> {
+    const used = new Set([...this.locations.values()].map((location) => location.path));
+    let files: string[];
+    try {
+      files = await readdir(join(this.root, "cold"), { recursive: true });
+    } catch (error) {
+      if (isErrno(error, "ENOENT")) return;
+      throw error;
+    }
+    for (const file of files) {
+      const relative = join("cold", file);
+      if (file.endsWith(".bundle") && !used.has(relative))
+        await rm(join(this.root, relative), { force: true });
+    }
   }
 
   private get manifestPath(): string {
@@ -119,6 +128,13 @@ export class ArchiveStore {
     return this.locations.get(hash);
   }
 
+  /** Every stored document with its location and archiving time, in hash order. */
+  entries(): { hash: string; location: ArchiveLocation; archivedAt: string }[] {
+    return [...this.locations.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([hash, location]) => ({ hash, location, archivedAt: this.archivedAt.get(hash) ?? "" }));
+  }
+
   get size(): number {
     return this.locations.size;
   }
@@ -134,6 +150,18 @@ export class ArchiveStore {
     return next.finally(() => {
       if (this.inFlight.get(hash) === next) this.inFlight.delete(hash);
     });
+  }
+
+  /** Several hashes at once, locked in sorted order so two callers can never wait on each other. */
+  private exclusiveAll<T>(hashes: readonly string[], work: () => Promise<T>): Promise<T> {
+    const sorted = [...new Set(hashes)].sort().reverse();
+    return sorted.reduce<() => Promise<T>>((inner, hash) => () => this.exclusive(hash, inner), work)();
+  }
+
+  private bundling<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.bundleQueue.then(work, work);
+    this.bundleQueue = next.catch(() => undefined);
+    return next;
   }
 
   /** Write bytes durably under `relative`, never replacing an existing file; false when one was there already. */
@@ -159,9 +187,28 @@ export class ArchiveStore {
     }
   }
 
+  private async readStored(location: ArchiveLocation): Promise<Buffer> {
+    if (location.tier !== "cold") return readFile(join(this.root, location.path));
+    const handle = await open(join(this.root, location.path), "r");
+    try {
+      const length = location.length ?? 0;
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, location.offset ?? 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  }
+
   private async readCanonical(hash: string, location: ArchiveLocation): Promise<Buffer> {
-    const raw = await readFile(join(this.root, location.path));
-    const bytes = location.tier === "warm" && location.codec ? await decompress[location.codec](raw) : raw;
+    const raw = await this.readStored(location);
+    let bytes: Buffer;
+    try {
+      bytes = location.tier !== "hot" && location.codec ? await decompress[location.codec](raw) : raw;
+    } catch {
+      // A cut or overwritten compressed file: it cannot be what the hash addresses.
+      throw new ArchiveIntegrityError(hash, location.path, sha256Hex(raw));
+    }
     const actual = sha256Hex(bytes);
     if (actual !== hash) throw new ArchiveIntegrityError(hash, location.path, actual);
     return bytes;
@@ -183,17 +230,26 @@ export class ArchiveStore {
       const written = await this.writeOnce(location.path, bytes);
       // A file without a manifest line is left by a crash between the two writes: adopt it if it is intact.
       if (!written) await this.readCanonical(hash, location);
+      const at = this.now().toISOString();
       this.locations.set(hash, location);
-      await this.record({ hash, at: this.now().toISOString(), ...location });
+      this.archivedAt.set(hash, at);
+      await this.record({ hash, at, ...location });
       return { hash, stored: written, size: bytes.length };
     });
   }
 
   /** The canonical bytes stored under a hash, verified against it. */
   async getBytes(hash: string): Promise<Buffer> {
-    const location = hashPattern.test(hash) ? this.locations.get(hash) : undefined;
-    if (!location) throw new ArchiveNotFoundError(hash);
-    return this.readCanonical(hash, location);
+    for (let attempt = 0; ; attempt += 1) {
+      const location = hashPattern.test(hash) ? this.locations.get(hash) : undefined;
+      if (!location) throw new ArchiveNotFoundError(hash);
+      try {
+        return await this.readCanonical(hash, location);
+      } catch (error) {
+        // Moved to another tier (or its bundle rewritten) between the lookup and the read: look it up again.
+        if (attempt > 0 || !isErrno(error, "ENOENT") || this.locations.get(hash) === location) throw error;
+      }
+    }
   }
 
   async get(hash: string): Promise<MemoryDocument> {
@@ -207,7 +263,8 @@ export class ArchiveStore {
     return this.exclusive(hash, async () => {
       const current = this.locations.get(hash);
       if (!current) throw new ArchiveNotFoundError(hash);
-      if (current.tier === "warm") return current;
+      // Tiers only move down: a cold document stays in its bundle.
+      if (current.tier !== "hot") return current;
       const bytes = await this.readCanonical(hash, current);
       const location: ArchiveLocation = {
         tier: "warm",
@@ -259,13 +316,85 @@ export class ArchiveStore {
     return this.exclusive(hash, async () => {
       const location = this.locations.get(hash);
       if (!location) return false;
+      if (location.tier === "cold") return this.bundling(() => this.eraseFromBundle(hash));
       await rm(join(this.root, this.hotPath(hash)), { force: true });
       for (const codec of ["zstd", "gzip"] as const) {
         await rm(join(this.root, this.warmPath(hash, codec)), { force: true });
       }
       this.locations.delete(hash);
+      this.archivedAt.delete(hash);
       await this.record({ hash, at: this.now().toISOString(), erased: true });
       return true;
     });
+  }
+
+  /** Write a bundle of these members (compressed already) and record each one's new place in it. */
+  private async writeBundle(members: readonly BundleMember[]): Promise<number> {
+    const { bytes, slices } = packBundle(members);
+    const path = bundlePath(sha256Hex(bytes));
+    await this.writeOnce(path, bytes);
+    const at = this.now().toISOString();
+    for (const slice of slices) {
+      const location: ArchiveLocation = {
+        tier: "cold",
+        path,
+        codec: "zstd",
+        size: slice.size,
+        offset: slice.offset,
+        length: slice.length,
+      };
+      this.locations.set(slice.hash, location);
+      await this.record({ hash: slice.hash, at, ...location });
+    }
+    return slices.length;
+  }
+
+  /**
+   * Pack documents into one cold bundle: each is read and verified where it lies, compressed, written into the
+   * bundle, recorded, and only then its hot or warm file removed. Documents gone or already cold are skipped.
+   */
+  async moveToCold(hashes: readonly string[]): Promise<number> {
+    return this.exclusiveAll(hashes, () =>
+      this.bundling(async () => {
+        const members: BundleMember[] = [];
+        const previous: ArchiveLocation[] = [];
+        for (const hash of [...new Set(hashes)].sort()) {
+          const current = this.locations.get(hash);
+          if (!current || current.tier === "cold") continue;
+          const bytes = await this.readCanonical(hash, current);
+          members.push({ hash, compressed: await compress.zstd(bytes), size: bytes.length });
+          previous.push(current);
+        }
+        if (members.length === 0) return 0;
+        const moved = await this.writeBundle(members);
+        for (const location of previous) await rm(join(this.root, location.path), { force: true });
+        return moved;
+      }),
+    );
+  }
+
+  /**
+   * Erase one member of a bundle: the other members go into a new bundle (their bytes copied unchanged), the
+   * erasure is recorded, and the old bundle, the only place the erased bytes still were, is removed last.
+   */
+  private async eraseFromBundle(hash: string): Promise<boolean> {
+    const location = this.locations.get(hash);
+    if (!location) return false;
+    const bundle = await readFile(join(this.root, location.path));
+    const members: BundleMember[] = [];
+    for (const [other, place] of this.locations) {
+      if (other === hash || place.path !== location.path) continue;
+      members.push({
+        hash: other,
+        compressed: sliceBundle(bundle, { offset: place.offset ?? 0, length: place.length ?? 0 }),
+        size: place.size,
+      });
+    }
+    if (members.length > 0) await this.writeBundle(members);
+    this.locations.delete(hash);
+    this.archivedAt.delete(hash);
+    await this.record({ hash, at: this.now().toISOString(), erased: true });
+    await rm(join(this.root, location.path), { force: true });
+    return true;
   }
 }

@@ -2,11 +2,26 @@
  * Step 4 of RAM: assemble the bundle under a hard token budget. Near-duplicates are dropped, breadth comes
  * before depth (one item per subject or source first), the chunk hierarchy is respected (a section and its own
  * passages are never both included; L0 summaries only as background), selected chunks may pull in their direct
- * neighbours, and sections render in a fixed order between explicit delimiters. Pure: the token counter is
- * passed in, and equal inputs give a byte-identical bundle.
+ * neighbours, and the contract's renderer (renderBundle: one delimiter, fixed framing, sections in a fixed order)
+ * turns the selection into the block the hooks inject as is. Pure: the token counter is passed in, and equal
+ * inputs give a byte-identical bundle whose exact token count, framing included, is within the budget.
  */
-import type { BundleSectionName, ChunkLevel, KnowledgeType, PrivacyLevel, Scope } from "@remram/contract";
-import { bundleSectionNames } from "@remram/contract";
+import type {
+  BundleItem,
+  BundleSectionName,
+  ChunkLevel,
+  KnowledgeType,
+  PrivacyLevel,
+  Scope,
+} from "@remram/contract";
+import {
+  bundleClose,
+  bundleHeader,
+  bundleSectionNames,
+  renderBundle,
+  renderBundleItem,
+  renderBundleSectionHeading,
+} from "@remram/contract";
 import type { RankableDoc, RankedCandidate } from "./ranking.js";
 
 /** Scope and privacy travel with every item so callers can keep private items away from cloud models. */
@@ -52,11 +67,6 @@ export const modeLimits: Record<RetrievalMode, ModeLimits> = {
 /** Jaccard similarity of word shingles at or above this drops the lower-ranked item. */
 export const nearDuplicateThreshold = 0.8;
 
-export const bundleOpen = "<<<REMRAM MEMORY v1>>>";
-export const bundleClose = "<<<END REMRAM MEMORY>>>";
-export const liveStateNote =
-  "note: this request asks about current live state; memory below is historical, check the live system first.";
-
 export type ExclusionReason = "near_duplicate" | "token_budget" | "rank_cutoff";
 
 export interface AssemblyInput {
@@ -66,6 +76,7 @@ export interface AssemblyInput {
   neighbours: ReadonlyMap<string, ChunkDoc>;
   tokenBudget: number;
   mode: RetrievalMode;
+  /** A question about current live state: items are rendered as dated history under a live-check instruction. */
   liveState: boolean;
   countTokens: (text: string) => number;
   lowConfidenceThreshold: number;
@@ -175,23 +186,29 @@ export function expansionCandidates(
   return [...ids].sort();
 }
 
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+function factItem(doc: FactDoc): BundleItem {
+  return {
+    kind: "fact",
+    section: sectionOfType[doc.type],
+    statement: doc.statement,
+    confidence: doc.confidence,
+    learnedAt: doc.observedAt,
+  };
 }
 
-function renderFact(doc: FactDoc): string {
-  return `- (${doc.confidence.toFixed(2)}) ${oneLine(doc.statement)}`;
-}
-
-function renderChunk(doc: ChunkDoc): string {
-  const label = doc.title ?? doc.sourceId;
-  return `- [${oneLine(label)} ${doc.level}] ${oneLine(doc.text)}`;
+function chunkItem(doc: ChunkDoc): BundleItem {
+  return {
+    kind: "chunk",
+    section: doc.level === "L0" ? "background" : "context",
+    text: doc.text,
+    source: doc.title ?? doc.path,
+    learnedAt: doc.observedAt,
+  };
 }
 
 interface Entry {
   id: string;
-  section: BundleSectionName;
-  line: string;
+  item: BundleItem;
   tokens: number;
 }
 
@@ -199,10 +216,14 @@ export function assembleBundle(input: AssemblyInput): AssembledBundle {
   const limits = modeLimits[input.mode];
   const exclusions = new Map<string, ExclusionReason>();
   const count = input.countTokens;
-  const header = input.liveState ? [bundleOpen, liveStateNote] : [bundleOpen];
-  // Every line ends with "\n" in the estimate; the exact count of the final text is checked at the end.
+  // The framing's cost, with the low-confidence note whether or not it will be said (that is known only once
+  // the selection is); every line ends with "\n" in the estimate. The exact count of the final text is checked
+  // at the end.
+  const header = bundleHeader({ liveState: input.liveState, lowConfidence: true });
   const fixedTokens = count(`${header.join("\n")}\n${bundleClose}`) + header.length + 1;
-  const sectionHeaderTokens = new Map(bundleSectionNames.map((name) => [name, count(`## ${name}`) + 1]));
+  const sectionHeaderTokens = new Map(
+    bundleSectionNames.map((name) => [name, count(renderBundleSectionHeading(name)) + 1]),
+  );
   const entries: Entry[] = [];
   const openSections = new Set<BundleSectionName>();
   let used = fixedTokens;
@@ -218,13 +239,13 @@ export function assembleBundle(input: AssemblyInput): AssembledBundle {
     return false;
   };
   /** Add a line if the bundle still fits; a line that does not fit is skipped, smaller later ones may fit. */
-  const tryAdd = (id: string, section: BundleSectionName, line: string): boolean => {
-    const tokens = count(line) + 1;
-    const headerCost = openSections.has(section) ? 0 : (sectionHeaderTokens.get(section) ?? 0);
+  const tryAdd = (id: string, item: BundleItem): boolean => {
+    const tokens = count(renderBundleItem(item, input.liveState)) + 1;
+    const headerCost = openSections.has(item.section) ? 0 : (sectionHeaderTokens.get(item.section) ?? 0);
     if (used + tokens + headerCost > input.tokenBudget) return false;
     used += tokens + headerCost;
-    openSections.add(section);
-    entries.push({ id, section, line, tokens });
+    openSections.add(item.section);
+    entries.push({ id, item, tokens });
     return true;
   };
 
@@ -238,7 +259,7 @@ export function assembleBundle(input: AssemblyInput): AssembledBundle {
       exclusions.set(fact.doc.id, "rank_cutoff");
     } else if (isNearDuplicate(fact.doc.statement)) {
       exclusions.set(fact.doc.id, "near_duplicate");
-    } else if (tryAdd(fact.doc.id, sectionOfType[fact.doc.type], renderFact(fact.doc))) {
+    } else if (tryAdd(fact.doc.id, factItem(fact.doc))) {
       selectedFacts.push({ doc: fact.doc, score: fact.score });
     } else {
       exclusions.set(fact.doc.id, "token_budget");
@@ -255,8 +276,7 @@ export function assembleBundle(input: AssemblyInput): AssembledBundle {
       (doc.parentId !== null && selectedChunkIds.has(doc.parentId)) ||
       selectedChunks.some((chunk) => chunk.doc.parentId === doc.id);
     if (redundant || isNearDuplicate(doc.text)) return "near_duplicate";
-    const section: BundleSectionName = doc.level === "L0" ? "background" : "context";
-    if (!tryAdd(doc.id, section, renderChunk(doc))) return "token_budget";
+    if (!tryAdd(doc.id, chunkItem(doc))) return "token_budget";
     selectedChunkIds.add(doc.id);
     selectedChunks.push({ doc, score, expandedFrom });
     return null;
@@ -298,22 +318,39 @@ export function assembleBundle(input: AssemblyInput): AssembledBundle {
     else exclusions.set(chunk.doc.id, reason);
   }
 
-  // Render in fixed section order; if the exact count disagrees with the estimate, drop from the end.
-  let rendered = render(header, entries);
-  while (entries.length > 0 && count(rendered) > input.tokenBudget) {
+  // Render with the contract's renderer; if the exact count disagrees with the estimate, drop from the end.
+  // Low confidence depends on what stays, so it is worked out again after every drop.
+  const finish = () => {
+    const ids = new Set(entries.map((entry) => entry.id));
+    const facts = selectedFacts.filter((fact) => ids.has(fact.doc.id));
+    const chunks = selectedChunks.filter((chunk) => ids.has(chunk.doc.id));
+    const aggregateConfidence = weightedConfidence([
+      ...facts.map((fact) => ({ score: fact.score, confidence: fact.doc.confidence })),
+      ...chunks
+        .filter((chunk) => chunk.expandedFrom === null)
+        .map((chunk) => ({ score: chunk.score, confidence: chunk.doc.confidence })),
+    ]);
+    const lowConfidence = entries.length === 0 || aggregateConfidence < input.lowConfidenceThreshold;
+    const text = renderBundle({
+      items: entries.map((entry) => entry.item),
+      liveState: input.liveState,
+      lowConfidence,
+    });
+    return { facts, chunks, aggregateConfidence, lowConfidence, text };
+  };
+  let final = finish();
+  while (entries.length > 0 && count(final.text) > input.tokenBudget) {
     const dropped = entries.pop() as Entry;
     exclusions.set(dropped.id, "token_budget");
-    rendered = render(header, entries);
+    final = finish();
   }
-  const finalIds = new Set(entries.map((entry) => entry.id));
-  const facts_ = selectedFacts.filter((fact) => finalIds.has(fact.doc.id));
-  const chunks_ = selectedChunks.filter((chunk) => finalIds.has(chunk.doc.id));
-  const text = entries.length === 0 ? "" : rendered;
+  // A live-state question with no item is still told to check live state, if the framing alone fits.
+  const text = count(final.text) <= input.tokenBudget ? final.text : "";
   const tokens = text === "" ? 0 : count(text);
 
   const sections = bundleSectionNames
     .map((name) => {
-      const own = entries.filter((entry) => entry.section === name);
+      const own = entries.filter((entry) => entry.item.section === name);
       return {
         name,
         itemIds: own.map((entry) => entry.id),
@@ -324,7 +361,7 @@ export function assembleBundle(input: AssemblyInput): AssembledBundle {
 
   const artifactRefs = [
     ...new Map(
-      chunks_
+      final.chunks
         .filter((chunk) => chunk.doc.sourceKind === "artifact")
         .map((chunk) => [
           chunk.doc.sourceId,
@@ -333,34 +370,17 @@ export function assembleBundle(input: AssemblyInput): AssembledBundle {
     ).values(),
   ].sort((a, b) => (a.sourceId < b.sourceId ? -1 : a.sourceId > b.sourceId ? 1 : 0));
 
-  const aggregateConfidence = weightedConfidence([
-    ...facts_.map((fact) => ({ score: fact.score, confidence: fact.doc.confidence })),
-    ...chunks_
-      .filter((chunk) => chunk.expandedFrom === null)
-      .map((chunk) => ({ score: chunk.score, confidence: chunk.doc.confidence })),
-  ]);
   return {
     text,
     tokens,
     sections,
-    facts: facts_,
-    chunks: chunks_,
+    facts: final.facts,
+    chunks: final.chunks,
     artifactRefs,
-    aggregateConfidence,
-    lowConfidence: entries.length === 0 || aggregateConfidence < input.lowConfidenceThreshold,
+    aggregateConfidence: final.aggregateConfidence,
+    lowConfidence: final.lowConfidence,
     exclusions,
   };
-}
-
-function render(header: readonly string[], entries: readonly Entry[]): string {
-  const lines = [...header];
-  for (const name of bundleSectionNames) {
-    const own = entries.filter((entry) => entry.section === name);
-    if (own.length === 0) continue;
-    lines.push(`## ${name}`, ...own.map((entry) => entry.line));
-  }
-  lines.push(bundleClose);
-  return lines.join("\n");
 }
 
 /** Score-weighted mean confidence of what was selected; 0 when nothing was. */

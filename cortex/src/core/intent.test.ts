@@ -26,4 +26,15 @@ describe("live-state intent detection", () => {
       reason: 'intent "live_state"',
     });
   });
+
+  it("lets the caller's intent decide when it sent one, and reads the text only when it did not", () => {
+    expect(detectLiveState("Is OpenSearch running right now?", "recall")).toEqual({
+      detected: false,
+      reason: null,
+    });
+    expect(detectLiveState("Is OpenSearch running right now?")).toEqual({
+      detected: true,
+      reason: 'phrase "right now"',
+    });
+  });
 });

@@ -39,7 +39,10 @@ export type LinkRelation =
   | "supersedes"
   | "supersededBy"
   | "evidence"
-  | "evidenceFor";
+  | "evidenceFor"
+  /** A narrower or more precise statement of the target (reflection links; the target holds `refinedBy`). */
+  | "refines"
+  | "refinedBy";
 
 export interface Link {
   relation: LinkRelation;

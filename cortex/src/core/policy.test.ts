@@ -2,6 +2,7 @@ import { dimensionPolicy } from "@remram/contract";
 import { describe, expect, it } from "vitest";
 import {
   chunkGate,
+  cloudPrivacyClauses,
   effectiveMinConfidence,
   eligibleTypes,
   knowledgeGate,
@@ -104,6 +105,24 @@ describe("the policy gate as OpenSearch filters", () => {
     expect(knowledgeVectorGate({ principal, now }, policy)).toContainEqual(cloud);
     expect(chunkGate({ principal, now, modelLocation: "cloud" }, policy)).toContainEqual(cloud);
     expect(knowledgeGate({ principal, now, modelLocation: "local" }, policy)).not.toContainEqual(cloud);
+  });
+
+  it("keeps private items from a cloud model unless the operator allows them there", () => {
+    const noPrivate = { bool: { must_not: { term: { privacy: "private" } } } };
+    expect(cloudPrivacyClauses(undefined, undefined)).toEqual([noPrivate]);
+    expect(cloudPrivacyClauses("cloud", false)).toEqual([noPrivate]);
+    expect(cloudPrivacyClauses("cloud", true)).toEqual([]);
+    expect(cloudPrivacyClauses("local", false)).toEqual([]);
+    expect(knowledgeVectorGate({ principal, now }, policy)).toContainEqual(noPrivate);
+    expect(chunkGate({ principal, now, modelLocation: "cloud" }, policy)).toContainEqual(noPrivate);
+    expect(knowledgeGate({ principal, now, modelLocation: "local" }, policy)).not.toContainEqual(noPrivate);
+    // Contact details stay out of a cloud model even where private items may go.
+    const cloudAllowed = knowledgeGate(
+      { principal, now, modelLocation: "cloud", allowPrivateToCloud: true },
+      policy,
+    );
+    expect(cloudAllowed).not.toContainEqual(noPrivate);
+    expect(cloudAllowed).toContainEqual({ bool: { must_not: { term: { sensitivity: "contact" } } } });
   });
 
   it("keeps chunks out of a request restricted to knowledge types", () => {

@@ -15,6 +15,8 @@ export interface GateRequest {
   dimensionFilters?: Record<string, readonly string[]> | undefined;
   /** Where the model the bundle goes to runs; unknown counts as cloud. */
   modelLocation?: "local" | "cloud" | undefined;
+  /** The operator lets the user's private items reach a cloud model (contact details never do). */
+  allowPrivateToCloud?: boolean | undefined;
 }
 
 /** Scope and ownership: own user items, the own household's items, shared items — as far as policy allows. */
@@ -89,6 +91,18 @@ export function sensitivityClauses(modelLocation: GateRequest["modelLocation"]):
   return [{ bool: { must_not: { term: { sensitivity: "contact" } } } }];
 }
 
+/**
+ * Private items stay on the box as well: a cloud model reads the asking user's private items only when the
+ * operator allows it, so the bundle Cortex renders for a cloud model is one the hooks can inject as is.
+ */
+export function cloudPrivacyClauses(
+  modelLocation: GateRequest["modelLocation"],
+  allowPrivateToCloud: GateRequest["allowPrivateToCloud"],
+): FilterClause[] {
+  if (modelLocation === "local" || allowPrivateToCloud === true) return [];
+  return [{ bool: { must_not: { term: { privacy: "private" } } } }];
+}
+
 export function dimensionFilterClauses(
   filters: Record<string, readonly string[]> | undefined,
 ): FilterClause[] {
@@ -123,6 +137,7 @@ function stableClauses(request: GateRequest, policy: DimensionPolicy): FilterCla
     ...consentClauses(request.principal),
     ...validityClauses(request.now),
     ...sensitivityClauses(request.modelLocation),
+    ...cloudPrivacyClauses(request.modelLocation, request.allowPrivateToCloud),
     ...dimensionFilterClauses(request.dimensionFilters),
   ];
 }

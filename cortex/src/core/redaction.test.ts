@@ -1,3 +1,4 @@
+import { renderBundle } from "@remram/contract";
 import { describe, expect, it } from "vitest";
 import { containsContact, privacyWithContacts } from "./contacts.js";
 import { redact, redactDimensions, redactIdentifier, withinBound } from "./redaction.js";
@@ -77,6 +78,25 @@ describe("redaction before storage", () => {
     const text =
       "user said hi\n<<<REMRAM MEMORY v1>>>\n## facts\n- (0.90) x\n<<<END REMRAM MEMORY>>>\nthanks";
     const result = redact(text);
+    expect(result.text).toBe("user said hi\n\nthanks");
+    expect(result.counts["injected-bundle"]).toBe(1);
+  });
+
+  it("strips the block as Cortex renders it now, with the contract's renderer", () => {
+    const block = renderBundle({
+      items: [
+        {
+          kind: "fact",
+          section: "facts",
+          statement: "The attic fan is noisy",
+          confidence: 0.9,
+          learnedAt: "2026-05-03T00:00:00Z",
+        },
+      ],
+      liveState: true,
+      lowConfidence: false,
+    });
+    const result = redact(`user said hi\n${block}\nthanks`);
     expect(result.text).toBe("user said hi\n\nthanks");
     expect(result.counts["injected-bundle"]).toBe(1);
   });

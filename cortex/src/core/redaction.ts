@@ -5,6 +5,7 @@
  * contact details go unless the caller keeps them for their owner (contacts.ts).
  * The rule set is documented in cortex/README.md ("Redaction"); change both together.
  */
+import { bundleClose, bundleOpen } from "@remram/contract";
 import { type ContactHandling, contactRules } from "./contacts.js";
 import { type RedactionRule, secretRules } from "./secret-rules.js";
 
@@ -19,8 +20,12 @@ export const redactionRules: readonly RedactionRule[] = secretRules;
  * context re-extracted as new memory is a feedback loop peers suffer from (memory-anchors.md, complaint 1).
  */
 const injectedBundle = /<<<REMRAM MEMORY[\s\S]*?(?:<<<END REMRAM MEMORY>>>|$)/g;
-/** The same bundle as the hooks actually render it (hooks/src/injection.ts: blockBegin … blockEnd). */
-const injectedKnowledgeBlock = /<<<remram-knowledge[\s\S]*?(?:remram-knowledge>>>|$)/g;
+/** The block as Cortex renders it now (the contract's bundleOpen … bundleClose); the line above is its old spelling. */
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const injectedKnowledgeBlock = new RegExp(
+  `${escaped(bundleOpen)}[\\s\\S]*?(?:${escaped(bundleClose)}|$)`,
+  "g",
+);
 
 export interface RedactOptions {
   /** Contact details are replaced unless the caller keeps them (a user's own item). Default: replace. */

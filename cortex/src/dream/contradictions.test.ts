@@ -32,6 +32,22 @@ describe("contradiction detection", () => {
     ).toEqual([]);
   });
 
+  it("finds claims about the same subject and object whose predicates say the opposite", () => {
+    const spo = (id: string, predicate: string) =>
+      knowledgeObject({ id, claim: { subject: "Alice", predicate, object: "jazz" } });
+    expect(detectContradictions([spo("a", "likes"), spo("b", "does not like")], [], undefined)).toEqual([
+      { kind: "claim", ids: ["a", "b"] },
+    ]);
+    expect(detectContradictions([spo("a", "likes"), spo("b", "dislikes")], [], undefined)).toHaveLength(1);
+    expect(detectContradictions([spo("a", "likes"), spo("b", "plays")], [], undefined)).toEqual([]);
+  });
+
+  it("lets a multi-valued predicate hold several objects", () => {
+    const likes = (id: string, object: string) =>
+      knowledgeObject({ id, claim: { subject: "alice", predicate: "Likes", object } });
+    expect(detectContradictions([likes("a", "jazz"), likes("b", "blues")], [], undefined)).toEqual([]);
+  });
+
   it("reports only pairs touching an object changed since the last cycle when incremental", () => {
     const old = { ...tea, updatedAt: "2026-01-01T00:00:00.000Z" };
     const older = { ...coffee, updatedAt: "2026-01-01T00:00:00.000Z" };

@@ -41,10 +41,31 @@ export interface ContradictionOptions {
   recencyMargin: number;
 }
 
+/**
+ * Predicates that hold many objects at once: (alice, likes, jazz) and (alice, likes, blues) are both true, and an
+ * invalidation between them would lose knowledge. Compared after normalisation (case, whitespace).
+ */
+export const defaultMultiValuedPredicates: readonly string[] = [
+  "likes",
+  "loves",
+  "enjoys",
+  "dislikes",
+  "hates",
+  "has",
+  "owns",
+  "knows",
+  "speaks",
+  "uses",
+  "plays",
+  "visited",
+  "is allergic to",
+  "is friends with",
+];
+
 export const defaultContradictionOptions: ContradictionOptions = {
   oppositeSimilarity: 0.8,
   oppositeOverlap: defaultOppositeOverlap,
-  multiValuedPredicates: [],
+  multiValuedPredicates: defaultMultiValuedPredicates,
   recencyMargin: 0.25,
 };
 
@@ -53,7 +74,9 @@ function pairIds(a: string, b: string): readonly [string, string] {
 }
 
 /**
- * Contradictions among live objects. With `changedSince`, only pairs in which at least one object changed
+ * Contradictions among live objects: claims with the same subject and a single-valued predicate but another object;
+ * claims with the same subject and object whose predicates are opposites ("likes" / "does not like", "is allowed"
+ * / "is forbidden"); near neighbours whose statements are opposites. With `changedSince`, only pairs in which at least one object changed
  * after that time, or that are fresh, are reported (dream's incremental pass); the others were settled by an
  * earlier cycle.
  */
@@ -83,6 +106,27 @@ export function detectContradictions(
         const b = group[j] as MaturingObject;
         if (!a.claim || !b.claim || (!changed(a) && !changed(b))) continue;
         if (compareClaims(a.claim, b.claim, options.multiValuedPredicates) !== "conflicting") continue;
+        const ids = pairIds(a.id, b.id);
+        found.set(ids.join("|"), { kind: "claim", ids });
+      }
+    }
+  }
+
+  const byObject = new Map<string, MaturingObject[]>();
+  for (const object of live) {
+    if (!object.claim) continue;
+    const key = `${scopeKey(object.scope)}|${normaliseClaimPart(object.claim.subject)}|${normaliseClaimPart(object.claim.object)}`;
+    const group = byObject.get(key);
+    if (group) group.push(object);
+    else byObject.set(key, [object]);
+  }
+  for (const group of byObject.values()) {
+    for (let i = 0; i < group.length; i++) {
+      for (let j = i + 1; j < group.length; j++) {
+        const a = group[i] as MaturingObject;
+        const b = group[j] as MaturingObject;
+        if (!a.claim || !b.claim || (!changed(a) && !changed(b))) continue;
+        if (!areOpposites(a.claim.predicate, b.claim.predicate, options.oppositeOverlap)) continue;
         const ids = pairIds(a.id, b.id);
         found.set(ids.join("|"), { kind: "claim", ids });
       }

@@ -2,7 +2,14 @@ import { dreamCountNames } from "@remram/contract";
 import { describe, expect, it } from "vitest";
 import type { MaturingObject } from "../core/knowledge.js";
 import { knowledgeObject } from "../testing/fixtures.js";
-import { type DreamInput, dreamReport, planDreamCycle } from "./cycle.js";
+import {
+  beginDreamCycle,
+  type DreamInput,
+  defaultDreamOptions,
+  dreamReport,
+  finishDreamCycle,
+  planDreamCycle,
+} from "./cycle.js";
 
 const now = "2026-03-01T00:00:00.000Z";
 
@@ -208,5 +215,60 @@ describe("dream cycle plan", () => {
     expect(dreamReport(input([], { changedSince: now, compareAll: true }), plan, now, applied).mode).toBe(
       "full",
     );
+  });
+
+  it("merges near-duplicates after contradictions, counts them and invalidates the merged one", () => {
+    const first = knowledgeObject({
+      id: "a",
+      statement: "The spare key is under the blue pot",
+      confidence: 0.7,
+    });
+    const second = knowledgeObject({
+      id: "b",
+      statement: "The spare key is under the blue pot",
+      sessionIds: ["s2"],
+    });
+    const plan = planDreamCycle(input([first, second]));
+    expect(plan.counts).toMatchObject({ duplicatesMerged: 1, invalidated: 1 });
+    expect(plan.merges).toEqual([{ survivorId: "a", mergedIds: ["b"] }]);
+    const byId = new Map(plan.writes.map((o) => [o.id, o]));
+    expect(byId.get("a")?.sessionIds).toEqual(["s1", "s2"]);
+    expect(byId.get("b")?.state).toBe("invalidated");
+    expect(dreamReport(input([first, second]), plan, now, { writeConflicts: 0 }).merges).toEqual(plan.merges);
+  });
+
+  it("asks for a wording between its stages and defers a principle that got none", () => {
+    const rule = knowledgeObject({
+      id: "rule",
+      type: "constraint",
+      statement: "Never deploy on Fridays",
+      confidence: 0.85,
+      reinforcementCount: 3,
+      sessionIds: ["s1", "s2", "s3"],
+      lastReinforcedAt: "2026-02-28T00:00:00.000Z",
+    });
+    const options = {
+      ...defaultDreamOptions,
+      principles: { ...defaultDreamOptions.principles, requireWording: true },
+    };
+    const stage = beginDreamCycle(input([rule]), options);
+    expect(stage.drafts).toEqual([
+      {
+        id: expect.stringMatching(/^principle-/),
+        types: ["constraint"],
+        statements: ["Never deploy on Fridays"],
+      },
+    ]);
+    const id = stage.drafts[0]?.id as string;
+    const deferred = finishDreamCycle(stage, new Map(), new Map([[id, "reflection model unavailable"]]));
+    expect(deferred.counts).toMatchObject({ principlesCreated: 0, principlesDeferred: 1 });
+    expect(deferred.deferredPrinciples).toEqual([
+      { principleId: id, reason: "reflection model unavailable" },
+    ]);
+    expect(deferred.writes.filter((o) => o.type === "principle")).toEqual([]);
+    // The same stage finished again with a wording (the stage is not consumed).
+    const worded = finishDreamCycle(stage, new Map([[id, "Deploys never happen on Fridays"]]));
+    expect(worded.counts).toMatchObject({ principlesCreated: 1, principlesDeferred: 0 });
+    expect(worded.writes.find((o) => o.id === id)?.statement).toBe("Deploys never happen on Fridays");
   });
 });

@@ -25,16 +25,28 @@ import {
   defaultCandidatePromotionPolicy,
   selectDimensionPromotions,
 } from "./dimensions.js";
-import { consolidatePrinciples, defaultPrincipleOptions, type PrincipleOptions } from "./principles.js";
+import { defaultMergeOptions, type Merge, type MergeOptions, mergeDuplicates } from "./merges.js";
+import {
+  consolidatePrinciples,
+  defaultPrincipleOptions,
+  findPatterns,
+  type Pattern,
+  type PrincipleOptions,
+  principleDrafts,
+} from "./principles.js";
+import type { PrincipleDraft } from "./wording.js";
 
 /**
- * One dream cycle as a pure plan (seed 000 §4.8, §5.7): contradictions, survival, principles, decay and
- * demotion, dimension promotions, proposals — in that order, each step seeing the previous one's writes.
- * The shell loads the inputs, applies the plan and stores the report.
+ * One dream cycle as a pure plan (seed 000 §4.8, §5.7): contradictions, near-duplicate merges, survival,
+ * principles, decay and demotion, dimension promotions, proposals — in that order, each step seeing the previous
+ * one's writes. It runs in two stages around the one call out: `beginDreamCycle` plans up to the principles and
+ * says which new ones need a wording; the shell asks the reflection model; `finishDreamCycle` takes the wordings
+ * and plans the rest. The shell loads the inputs, applies the plan and stores the report.
  */
 
 export interface DreamOptions {
   contradictions: ContradictionOptions;
+  merges: MergeOptions;
   decay: DecayOptions;
   principles: PrincipleOptions;
   dimensionPolicy: CandidatePromotionPolicy;
@@ -45,6 +57,10 @@ export interface DreamOptions {
 
 export const defaultDreamOptions: DreamOptions = {
   contradictions: defaultContradictionOptions,
+  merges: {
+    ...defaultMergeOptions,
+    multiValuedPredicates: defaultContradictionOptions.multiValuedPredicates,
+  },
   decay: defaultDecayOptions,
   principles: defaultPrincipleOptions,
   dimensionPolicy: defaultCandidatePromotionPolicy,
@@ -76,7 +92,12 @@ export interface DreamInput {
   canonicalDimensions: readonly string[];
   /** Current artifact files under the artifacts folder, by workspace-relative path. */
   artifacts: ReadonlyMap<string, string>;
-  /** Optional LLM wording for new principles, by principle id. */
+  /**
+   * Governance of each object (privacy and consent, as one key): only objects with equal keys merge. Objects
+   * missing here share the empty key.
+   */
+  governance?: ReadonlyMap<string, string> | undefined;
+  /** The reflection model's wording for new principles, by principle id (planDreamCycle's one-stage form). */
   principleWording?: ReadonlyMap<string, string>;
 }
 
@@ -88,10 +109,32 @@ export interface DreamPlan {
   reviewItems: ReviewItem[];
   dimensionPromotions: DimensionPromotion[];
   proposals: ProposalDraft[];
+  merges: Merge[];
+  /** New principles left for a later cycle, with why. */
+  deferredPrinciples: { principleId: string; reason: string }[];
   counts: DreamCounts;
 }
 
+/** The plan up to the principles step: the state so far and the principles that need a wording. */
+export interface DreamStage {
+  input: DreamInput;
+  options: DreamOptions;
+  state: Map<string, MaturingObject>;
+  written: Set<string>;
+  counts: DreamCounts;
+  reviewItems: ReviewItem[];
+  merges: Merge[];
+  patterns: Pattern[];
+  /** What the reflection model is asked to word, by principle id. */
+  drafts: PrincipleDraft[];
+}
+
+/** Both stages at once, with the wordings the input carries (tests, the benchmark, a dry run). */
 export function planDreamCycle(input: DreamInput, options: DreamOptions = defaultDreamOptions): DreamPlan {
+  return finishDreamCycle(beginDreamCycle(input, options), input.principleWording ?? new Map());
+}
+
+export function beginDreamCycle(input: DreamInput, options: DreamOptions = defaultDreamOptions): DreamStage {
   const { now } = input;
   const state = new Map(input.objects.map((o) => [o.id, o]));
   const written = new Set<string>();
@@ -148,7 +191,20 @@ export function planDreamCycle(input: DreamInput, options: DreamOptions = defaul
   }
   counts.reviewItems = reviewItems.length;
 
-  // 2. Changed objects this cycle examined and found uncontradicted gain a little confidence.
+  // 2. Near-duplicates merge into one survivor that keeps the provenance of all; the others are invalidated.
+  const merged = mergeDuplicates(
+    [...state.values()],
+    input.pairs,
+    now,
+    input.compareAll ? undefined : input.changedSince,
+    input.governance,
+    options.merges,
+  );
+  for (const object of merged.changed) put(object);
+  counts.duplicatesMerged = merged.merges.reduce((sum, m) => sum + m.mergedIds.length, 0);
+  counts.invalidated += counts.duplicatesMerged;
+
+  // 3. Changed objects this cycle examined and found uncontradicted gain a little confidence.
   for (const object of changed) {
     const current = get(object.id) as MaturingObject;
     if (!isLive(current) || contested.has(object.id)) continue;
@@ -161,14 +217,51 @@ export function planDreamCycle(input: DreamInput, options: DreamOptions = defaul
     counts.survived += 1;
   }
 
-  // 3. Principles from recurring patterns, with evidence links both ways. Before decay, so a principle
+  // The patterns the principles step acts on; the new ones' drafts go to the reflection model between stages.
+  const patterns = findPatterns([...state.values()], input.pairs, options.principles);
+  return {
+    input,
+    options,
+    state,
+    written,
+    counts,
+    reviewItems,
+    merges: merged.merges,
+    patterns,
+    drafts: principleDrafts(patterns),
+  };
+}
+
+/**
+ * The rest of the cycle, given the reflection model's wordings by principle id and, for the drafts left without
+ * one, why (`deferred`; the reason defaults to "no wording").
+ */
+export function finishDreamCycle(
+  stage: DreamStage,
+  wordings: ReadonlyMap<string, string>,
+  deferred: ReadonlyMap<string, string> = new Map(),
+): DreamPlan {
+  const { input, options, reviewItems } = stage;
+  const { now } = input;
+  // Copies, so the stage can be finished again (a retry with other wordings) and stays plain input.
+  const state = new Map(stage.state);
+  const written = new Set(stage.written);
+  const counts = { ...stage.counts };
+  const put = (object: MaturingObject): void => {
+    state.set(object.id, object);
+    written.add(object.id);
+  };
+  const get = (id: string): MaturingObject | undefined => state.get(id);
+
+  // 4. Principles from recurring patterns, with evidence links both ways. Before decay, so a principle
   //    whose evidence was just reinforced is refreshed before the sweep looks at it.
   const consolidation = consolidatePrinciples(
     [...state.values()],
     input.pairs,
     now,
     options.principles,
-    input.principleWording,
+    wordings,
+    stage.patterns,
   );
   for (const object of [...consolidation.principles, ...consolidation.evidence]) {
     const current = get(object.id);
@@ -176,8 +269,13 @@ export function planDreamCycle(input: DreamInput, options: DreamOptions = defaul
   }
   counts.principlesCreated = consolidation.created;
   counts.principlesReinforced = consolidation.reinforced;
+  counts.principlesDeferred = consolidation.deferred.length;
+  const deferredPrinciples = consolidation.deferred.map((principleId) => ({
+    principleId,
+    reason: deferred.get(principleId) ?? "no wording",
+  }));
 
-  // 4. Decay sweep over everything idle past the grace period; demotion below the threshold.
+  // 5. Decay sweep over everything idle past the grace period; demotion below the threshold.
   for (const object of [...state.values()]) {
     const outcome = sweepDecay(object, now, options.decay);
     if (!outcome.decayed && !outcome.demoted) continue;
@@ -186,7 +284,7 @@ export function planDreamCycle(input: DreamInput, options: DreamOptions = defaul
     if (outcome.demoted) counts.demoted += 1;
   }
 
-  // 5. Candidate dimensions that pass the DimensionPolicy thresholds.
+  // 6. Candidate dimensions that pass the DimensionPolicy thresholds.
   const dimensionPromotions = selectDimensionPromotions(
     input.candidateDimensions,
     input.canonicalDimensions,
@@ -194,7 +292,7 @@ export function planDreamCycle(input: DreamInput, options: DreamOptions = defaul
   );
   counts.dimensionsPromoted = dimensionPromotions.length;
 
-  // 6. Proposals for artifacts whose qualifying entries changed; their new entries become "proposed".
+  // 7. Proposals for artifacts whose qualifying entries changed; their new entries become "proposed".
   const proposals = generateProposals([...state.values()], input.artifacts, {
     artifactsDir: options.artifactsDir,
     maxProposals: options.maxProposals,
@@ -209,7 +307,15 @@ export function planDreamCycle(input: DreamInput, options: DreamOptions = defaul
   counts.proposalsGenerated = proposals.length;
 
   const writes = [...written].sort().map((id) => state.get(id) as MaturingObject);
-  return { writes, reviewItems, dimensionPromotions, proposals, counts };
+  return {
+    writes,
+    reviewItems,
+    dimensionPromotions,
+    proposals,
+    merges: stage.merges,
+    deferredPrinciples,
+    counts,
+  };
 }
 
 /** Consolidation works on a snapshot; keep links earlier steps of this cycle added to the same object. */
@@ -227,7 +333,10 @@ export interface DreamReport {
   reviewItems: ReviewItem[];
   dimensionPromotions: DimensionPromotion[];
   proposalIds: string[];
-  /** Milliseconds per phase (load, neighbours, plan, write), measured by the shell. */
+  /** Merges of this cycle (at most `reportListLimit`; the counts have them all). */
+  merges: Merge[];
+  deferredPrinciples: { principleId: string; reason: string }[];
+  /** Milliseconds per phase (load, neighbours, plan, wording, write), measured by the shell. */
   timingsMs?: Record<string, number> | undefined;
 }
 
@@ -250,5 +359,10 @@ export function dreamReport(
     reviewItems: plan.reviewItems,
     dimensionPromotions: plan.dimensionPromotions,
     proposalIds: plan.proposals.map((p) => p.id),
+    merges: plan.merges.slice(0, reportListLimit),
+    deferredPrinciples: plan.deferredPrinciples.slice(0, reportListLimit),
   };
 }
+
+/** Lists in a report stop here: a first cycle over an import may merge thousands; the counts are exact. */
+export const reportListLimit = 100;

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { knowledgeObject } from "../testing/fixtures.js";
-import { clusterPatterns, consolidatePrinciples, principleId } from "./principles.js";
+import {
+  clusterPatterns,
+  consolidatePrinciples,
+  defaultPrincipleOptions,
+  findPatterns,
+  principleDrafts,
+  principleId,
+} from "./principles.js";
 
 const now = "2026-03-01T00:00:00.000Z";
 const constraint = (id: string, sessionIds: string[], confidence = 0.7) =>
@@ -79,7 +86,7 @@ describe("principle consolidation", () => {
     const repeated = { ...constraint("k1", ["s1", "s2", "s3"], 0.75), reinforcementCount: 3 };
     const first = consolidatePrinciples([repeated], [], now);
     const rerun = consolidatePrinciples([...first.evidence, ...first.principles], [], now);
-    expect(rerun).toEqual({ principles: [], evidence: [], created: 0, reinforced: 0 });
+    expect(rerun).toEqual({ principles: [], evidence: [], deferred: [], created: 0, reinforced: 0 });
   });
 
   it("takes an LLM's wording when given, without it changing the decision", () => {
@@ -121,10 +128,62 @@ describe("cluster size bound", () => {
       minAssertions: 3,
       minConfidence: 0.6,
       maxClusterSize: 4,
+      requireWording: false,
     };
     expect(consolidatePrinciples(members, pairs, now, bounded).principles).toEqual([]);
     expect(
       consolidatePrinciples(members, pairs, now, { ...bounded, maxClusterSize: 5 }).principles,
     ).toHaveLength(1);
+  });
+});
+
+describe("principles that need the reflection model's wording", () => {
+  const repeated = { ...constraint("k1", ["s1", "s2", "s3"], 0.75), reinforcementCount: 3 };
+  const required = { ...defaultPrincipleOptions, requireWording: true };
+
+  it("defers a new principle without a wording: nothing of it is written, not even evidence links", () => {
+    const result = consolidatePrinciples([repeated], [], now, required);
+    expect(result).toEqual({
+      principles: [],
+      evidence: [],
+      created: 0,
+      reinforced: 0,
+      deferred: [principleId([repeated])],
+    });
+  });
+
+  it("founds it with the wording given for its id", () => {
+    const wording = new Map([[principleId([repeated]), "Deploys never happen on Fridays"]]);
+    const result = consolidatePrinciples([repeated], [], now, required, wording);
+    expect(result.created).toBe(1);
+    expect(result.principles[0]?.statement).toBe("Deploys never happen on Fridays");
+  });
+
+  it("reinforces an existing principle without asking for a wording", () => {
+    const first = consolidatePrinciples([repeated], [], now);
+    const [principle] = first.principles;
+    if (!principle) throw new Error("expected a principle");
+    const newcomer = { ...constraint("k2", ["s4"], 0.75), reinforcementCount: 1 };
+    const pairs = [{ aId: "k1", bId: "k2", similarity: 0.9 }];
+    const later = consolidatePrinciples([...first.evidence, newcomer, principle], pairs, now, required);
+    expect(later).toMatchObject({ created: 0, reinforced: 1, deferred: [] });
+  });
+
+  it("drafts each new principle with its members' statements, strongest first and each once", () => {
+    const weak = { ...constraint("a", ["s1"], 0.65), statement: "No deploys on a Friday" };
+    const strong = { ...constraint("b", ["s2"], 0.9), statement: "Never deploy on Fridays" };
+    const twin = { ...constraint("c", ["s3"], 0.7), statement: "Never deploy on Fridays" };
+    const pairs = [
+      { aId: "a", bId: "b", similarity: 0.9 },
+      { aId: "b", bId: "c", similarity: 0.95 },
+    ];
+    const drafts = principleDrafts(findPatterns([weak, strong, twin], pairs));
+    expect(drafts).toEqual([
+      {
+        id: principleId([weak, strong, twin]),
+        types: ["constraint"],
+        statements: ["Never deploy on Fridays", "No deploys on a Friday"],
+      },
+    ]);
   });
 });

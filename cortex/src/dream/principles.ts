@@ -10,6 +10,7 @@ import {
   sortedUnion,
 } from "../core/knowledge.js";
 import type { SimilarPair } from "./contradictions.js";
+import type { PrincipleDraft } from "./wording.js";
 
 /**
  * Principle consolidation (seed 000 §5.7): a stable pattern that recurs across sessions becomes a principle
@@ -32,6 +33,11 @@ export interface PrincipleOptions {
    * stored object holds.
    */
   maxClusterSize: number;
+  /**
+   * A new principle needs a wording (the reflection model's): without one it is deferred to the next cycle, and
+   * nothing of it is written. Off, it takes its strongest member's statement (Cortex without a reflection model).
+   */
+  requireWording: boolean;
 }
 
 export const defaultPrincipleOptions: PrincipleOptions = {
@@ -40,6 +46,7 @@ export const defaultPrincipleOptions: PrincipleOptions = {
   minAssertions: 3,
   minConfidence: 0.6,
   maxClusterSize: 64,
+  requireWording: false,
 };
 
 export interface Consolidation {
@@ -49,6 +56,18 @@ export interface Consolidation {
   evidence: MaturingObject[];
   created: number;
   reinforced: number;
+  /** Ids of new principles left for a later cycle: their wording was required and is missing. */
+  deferred: string[];
+}
+
+/** A qualifying cluster, and the principle that already draws evidence from it, if any. */
+export interface Pattern {
+  cluster: MaturingObject[];
+  prior: MaturingObject | undefined;
+  /** Members the principle does not list as evidence yet (all of them for a new principle). */
+  newEvidence: string[];
+  /** The newest assertion among the members. */
+  freshest: string;
 }
 
 /** Connected components over "same claim" and "similar enough" edges, within one scope. */
@@ -130,21 +149,16 @@ export function principleId(cluster: readonly MaturingObject[]): string {
 }
 
 /**
- * Consolidate qualifying clusters. A cluster some existing principle already draws evidence from reinforces
- * that principle (and adds new evidence links) instead of creating a second one. `wording` may supply an
- * LLM's phrasing for a new principle; the decision to create it never depends on the LLM.
+ * The qualifying clusters a cycle acts on: each either founds a principle (no prior) or reinforces the principle
+ * already drawing evidence from it — unless that principle has nothing new from it.
  */
-export function consolidatePrinciples(
+export function findPatterns(
   objects: readonly MaturingObject[],
   pairs: readonly SimilarPair[],
-  now: string,
   options: PrincipleOptions = defaultPrincipleOptions,
-  wording: ReadonlyMap<string, string> = new Map(),
-): Consolidation {
+): Pattern[] {
   const existing = objects.filter((o) => isLive(o) && o.type === "principle");
-  const evidenceChanges = new Map<string, MaturingObject>();
-  const result: Consolidation = { principles: [], evidence: [], created: 0, reinforced: 0 };
-
+  const patterns: Pattern[] = [];
   for (const cluster of clusterPatterns(objects, pairs, options.clusterSimilarity)) {
     if (!qualifiesAsPattern(cluster, options)) continue;
     const memberIds = cluster.map((o) => o.id);
@@ -160,7 +174,52 @@ export function consolidatePrinciples(
     // A principle is as fresh as its newest evidence: reinforcing the evidence keeps the principle from decaying.
     const freshest = latestInstant(cluster.map((o) => o.lastReinforcedAt));
     if (prior && newEvidence.length === 0 && freshest <= prior.lastReinforcedAt) continue;
+    patterns.push({ cluster, prior, newEvidence, freshest });
+  }
+  return patterns;
+}
 
+/** What the reflection model is asked to word: each pattern that founds a principle, by principle id. */
+export function principleDrafts(patterns: readonly Pattern[]): PrincipleDraft[] {
+  return patterns
+    .filter((p) => p.prior === undefined)
+    .map(({ cluster }) => {
+      const strongestFirst = [...cluster].sort(
+        (a, b) =>
+          b.confidence - a.confidence ||
+          b.reinforcementCount - a.reinforcementCount ||
+          (a.id < b.id ? -1 : 1),
+      );
+      return {
+        id: principleId(cluster),
+        types: [...new Set(cluster.map((o) => o.type))].sort(),
+        statements: [...new Set(strongestFirst.map((o) => o.statement))],
+      };
+    });
+}
+
+/**
+ * Consolidate qualifying clusters. A cluster some existing principle already draws evidence from reinforces
+ * that principle (and adds new evidence links) instead of creating a second one. `wording` supplies the
+ * reflection model's phrasing for new principles, by id; the decision to create one never depends on the model,
+ * but with `requireWording` a principle without a wording waits for a later cycle.
+ */
+export function consolidatePrinciples(
+  objects: readonly MaturingObject[],
+  pairs: readonly SimilarPair[],
+  now: string,
+  options: PrincipleOptions = defaultPrincipleOptions,
+  wording: ReadonlyMap<string, string> = new Map(),
+  patterns: readonly Pattern[] = findPatterns(objects, pairs, options),
+): Consolidation {
+  const evidenceChanges = new Map<string, MaturingObject>();
+  const result: Consolidation = { principles: [], evidence: [], created: 0, reinforced: 0, deferred: [] };
+
+  for (const { cluster, prior, newEvidence, freshest } of patterns) {
+    if (!prior && options.requireWording && !wording.has(principleId(cluster))) {
+      result.deferred.push(principleId(cluster));
+      continue;
+    }
     const base: MaturingObject = prior ?? foundPrinciple(cluster, now, wording);
     const links = newEvidence.reduce(
       (acc, id) => addLink(acc, { relation: "evidence", targetId: id }),

@@ -1,33 +1,40 @@
 import { randomUUID } from "node:crypto";
 import type { CandidateDimension, KnowledgeObject } from "@remram/contract";
 import { dreamCountNames } from "@remram/contract";
-import { Gauge, Histogram, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
 import type { CortexContext } from "../context.js";
 import { serviceUnavailable } from "../http-errors.js";
+import { listRegisteredDimensions, registerDimensions } from "../knowledge/dimension-registry.js";
 import { ErasureInProgressError, type ErasureLease, erasureGate } from "../knowledge/erasure-gate.js";
 import { toMaturing } from "../knowledge/mapping.js";
 import { listRecords, type MaturationIndices, writeRecords } from "../knowledge/records.js";
 import { type DocumentVersion, loadObjects, scanObjects, writeObjects } from "../knowledge/repository.js";
+import type { ChatModel } from "../store/chat-model.js";
 import { request as storeRequest } from "../store/client.js";
 import { listCandidateDimensions } from "../store/counters.js";
 import { scanDocuments } from "../store/reads.js";
 import { bulk } from "../store/writes.js";
 import { readArtifacts } from "./artifacts.js";
 import {
+  beginDreamCycle,
   type DreamInput,
+  type DreamPlan,
   type DreamReport,
   defaultDreamOptions,
   dreamReport,
-  planDreamCycle,
+  finishDreamCycle,
 } from "./cycle.js";
+import { candidateStats, governanceKeys } from "./cycle-input.js";
 import {
   objectChanges,
   principleVectors,
   proposalRecords,
   reviewAndPromotionRecords,
 } from "./cycle-writes.js";
+import { type DreamMetrics, dreamMetrics } from "./metrics.js";
 import { lookUpNeighbours } from "./neighbour-lookup.js";
 import { type NeighbourList, neighbourLookupOrder, pairsFromNeighbourLists } from "./neighbours.js";
+import { type WordingOutcomeKind, type WordingResult, wordPrinciples } from "./principle-wording.js";
 
 /**
  * The dream cycle's shell: single-flight, incremental (objects changed since the last cycle started, plus a
@@ -47,7 +54,7 @@ export interface DreamRequest {
 export interface DreamProgress {
   cycleId: string;
   startedAt: string;
-  phase: "loading" | "neighbours" | "planning" | "writing" | "done";
+  phase: "loading" | "neighbours" | "planning" | "wording" | "writing" | "done";
   objectsLoaded: number;
   neighbourListsBuilt: number;
 }
@@ -64,13 +71,24 @@ export interface DreamSettings {
   artifactsDir: string;
   /** Stop looking up neighbours after this long; the report counts what is left for the next cycle. */
   timeLimitMs: number;
+  /**
+   * The reflection model that words new principles; null: they take their strongest evidence's statement
+   * (Cortex without a reflection model configured).
+   */
+  principleModel: ChatModel | null;
+  /** No new wording call starts after this long into the wording phase; the rest wait for the next cycle. */
+  wordingBudgetMs: number;
+  /** At most this many principles are sent to the model per cycle. */
+  maxWordingsPerCycle: number;
 }
 
 interface CycleState {
   indices: MaturationIndices;
   input: DreamInput;
-  plan: ReturnType<typeof planDreamCycle>;
+  plan: DreamPlan;
   stored: Map<string, { object: KnowledgeObject; version: DocumentVersion }>;
+  /** Stored principles the plan founds again (demoted ones it revives), by id. */
+  refounded: Map<string, KnowledgeObject>;
   lists: Map<string, NeighbourList>;
   timingsMs: Record<string, number>;
   lap: (phase: string) => void;
@@ -86,10 +104,7 @@ function asHttp<T>(work: () => T): T {
 
 export class DreamRunner {
   private current: DreamProgress | null = null;
-  private readonly running: Gauge;
-  private readonly progress: Gauge<"measure">;
-  private readonly duration: Histogram<"outcome">;
-  private readonly lastCounts: Gauge<"count">;
+  private readonly metrics: DreamMetrics;
 
   constructor(
     private readonly context: CortexContext,
@@ -97,30 +112,7 @@ export class DreamRunner {
     private readonly settings: DreamSettings,
     registry: Registry,
   ) {
-    this.running = new Gauge({
-      name: "cortex_dream_running",
-      help: "1 while a dream cycle runs",
-      registers: [registry],
-    });
-    this.progress = new Gauge({
-      name: "cortex_dream_progress",
-      help: "Progress of the running dream cycle (objects loaded, neighbour lists built)",
-      labelNames: ["measure"],
-      registers: [registry],
-    });
-    this.duration = new Histogram({
-      name: "cortex_dream_cycle_duration_seconds",
-      help: "Dream cycle duration by outcome",
-      labelNames: ["outcome"],
-      buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
-      registers: [registry],
-    });
-    this.lastCounts = new Gauge({
-      name: "cortex_dream_last_counts",
-      help: "Counts of the last finished dream cycle",
-      labelNames: ["count"],
-      registers: [registry],
-    });
+    this.metrics = dreamMetrics(registry);
   }
 
   status(): DreamProgress | null {
@@ -143,12 +135,15 @@ export class DreamRunner {
       objectsLoaded: 0,
       neighbourListsBuilt: 0,
     };
-    this.running.set(1);
+    this.metrics.running.set(1);
     const started = process.hrtime.bigint();
     const report = this.cycle(this.current, request, lease).then(
       (result) => {
         this.finish(started, "succeeded");
-        for (const name of dreamCountNames) this.lastCounts.set({ count: name }, result.counts[name]);
+        for (const name of dreamCountNames) {
+          this.metrics.lastCounts.set({ count: name }, result.counts[name]);
+          if (!request.dryRun) this.metrics.changes.inc({ count: name }, result.counts[name]);
+        }
         return result;
       },
       (error: unknown) => {
@@ -160,10 +155,10 @@ export class DreamRunner {
   }
 
   private finish(started: bigint, outcome: string): void {
-    this.duration.observe({ outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+    this.metrics.duration.observe({ outcome }, Number(process.hrtime.bigint() - started) / 1e9);
     this.current = null;
-    this.running.set(0);
-    this.progress.reset();
+    this.metrics.running.set(0);
+    this.metrics.progress.reset();
   }
 
   private async cycle(
@@ -176,7 +171,7 @@ export class DreamRunner {
     const timingsMs: Record<string, number> = {};
     let lapStarted = performance.now();
     const lap = (phase: string) => {
-      timingsMs[phase] = Math.round(performance.now() - lapStarted);
+      timingsMs[phase] = (timingsMs[phase] ?? 0) + Math.round(performance.now() - lapStarted);
       lapStarted = performance.now();
     };
     const deadline =
@@ -199,7 +194,7 @@ export class DreamRunner {
         for await (const page of scanObjects(store, { term: { status: "active" } })) {
           for (const entry of page) stored.set(entry.object.id, entry);
           progress.objectsLoaded = stored.size;
-          this.progress.set({ measure: "objectsLoaded" }, stored.size);
+          this.metrics.progress.set({ measure: "objectsLoaded" }, stored.size);
         }
       })(),
       (async () => {
@@ -229,7 +224,7 @@ export class DreamRunner {
         now,
         onBuilt: (count) => {
           progress.neighbourListsBuilt = count;
-          this.progress.set({ measure: "neighbourListsBuilt" }, count);
+          this.metrics.progress.set({ measure: "neighbourListsBuilt" }, count);
         },
       }),
     );
@@ -242,20 +237,15 @@ export class DreamRunner {
     lap("neighbours");
 
     progress.phase = "planning";
-    const candidates = await listCandidateDimensions<CandidateDimension>(store, 1000);
+    const [candidates, registered] = await Promise.all([
+      listCandidateDimensions<CandidateDimension>(store, 1000),
+      listRegisteredDimensions(store),
+    ]);
     // In id order: the scan's order is the index's, and the plan must not depend on it.
     const objects = [...stored.values()]
       .map(({ object }) => toMaturing(object))
       .sort((a, b) => (a.id < b.id ? -1 : 1));
     const policy = this.context.policy.get();
-    const confidenceByDimension = new Map<string, { sum: number; count: number }>();
-    for (const object of objects) {
-      for (const [name, values] of Object.entries(object.dimensions)) {
-        if (values.length === 0) continue;
-        const entry = confidenceByDimension.get(name) ?? { sum: 0, count: 0 };
-        confidenceByDimension.set(name, { sum: entry.sum + object.confidence, count: entry.count + 1 });
-      }
-    }
     const input: DreamInput = {
       cycleId: progress.cycleId,
       now,
@@ -268,21 +258,42 @@ export class DreamRunner {
         pending: lookups.length - graph.built.length,
         vectorsBackfilled: graph.vectorsBackfilled,
       },
-      candidateDimensions: candidates.map((c) => {
-        const carrying = confidenceByDimension.get(c.name) ?? { sum: 0, count: 0 };
-        const meanConfidence = carrying.sum / Math.max(1, carrying.count);
-        return { name: c.name, occurrences: c.occurrences, meanConfidence, values: c.sampleValues };
-      }),
-      canonicalDimensions: policy.dimensions.map((d) => d.name),
+      governance: governanceKeys([...stored.values()].map(({ object }) => object)),
+      candidateDimensions: candidateStats(candidates, objects),
+      canonicalDimensions: [...policy.dimensions.map((d) => d.name), ...registered.map((d) => d.name)],
       artifacts: await readArtifacts(this.settings.workspaceDir, this.settings.artifactsDir),
     };
-    const plan = planDreamCycle(input, {
+    // A dry run asks no model: it counts the principles it would found, with their evidence's wording.
+    const model = request.dryRun ? null : this.settings.principleModel;
+    const stage = beginDreamCycle(input, {
       ...defaultDreamOptions,
+      principles: { ...defaultDreamOptions.principles, requireWording: model !== null },
       dimensionPolicy: policy.candidatePromotion,
       decay: { ...defaultDreamOptions.decay, demotionThreshold: policy.eligibility.minConfidence },
       artifactsDir: this.settings.artifactsDir,
       maxProposals: request.dryRun ? 0 : request.maxProposals,
     });
+    lap("plan");
+
+    // A principle founded again under the id of a demoted one keeps its wording; the others go to the model.
+    progress.phase = "wording";
+    const refounded = await loadObjects(
+      store,
+      stage.drafts.filter((d) => !stored.has(d.id)).map((d) => d.id),
+    );
+    const known = new Map([...refounded].map(([id, object]) => [id, object.statement]));
+    const wording: WordingResult =
+      model === null
+        ? { wordings: known, deferred: new Map(), worded: new Set() }
+        : await wordPrinciples(model, stage.drafts, known, {
+            deadline: Date.now() + this.settings.wordingBudgetMs,
+            maxPrinciples: this.settings.maxWordingsPerCycle,
+            observe: (outcome: WordingOutcomeKind) => this.metrics.wordings.inc({ outcome }),
+          });
+    lap("wording");
+    const plan = finishDreamCycle(stage, wording.wordings, wording.deferred);
+    const founded = new Set(plan.writes.filter((o) => o.type === "principle").map((o) => o.id));
+    plan.counts.principlesWorded = [...wording.worded].filter((id) => founded.has(id)).length;
     lap("plan");
     if (request.dryRun) {
       return {
@@ -292,21 +303,18 @@ export class DreamRunner {
     }
 
     progress.phase = "writing";
-    return lease.write(() => this.write(progress, { indices, input, plan, stored, lists, timingsMs, lap }));
+    return lease.write(() =>
+      this.write(progress, { indices, input, plan, stored, refounded, lists, timingsMs, lap }),
+    );
   }
 
   /** The writing phase, one section of the erasure gate: an erasure waits for it, or it is refused. */
   private async write(
     progress: DreamProgress,
-    { indices, input, plan, stored, lists, timingsMs, lap }: CycleState,
+    { indices, input, plan, stored, refounded, lists, timingsMs, lap }: CycleState,
   ): Promise<DreamReport> {
     const { store } = this.context;
     const now = progress.startedAt;
-    // A principle the plan founds under the id of a demoted one is loaded to be revived.
-    const refounded = await loadObjects(
-      store,
-      plan.writes.filter((o) => !stored.has(o.id)).map((o) => o.id),
-    );
     const { created, updated } = objectChanges(plan.writes, stored, refounded);
     const vectors = await principleVectors(this.context.embedder, created);
     // Conditional on the version read: an object reflection wrote during this cycle keeps that write, and the
@@ -334,6 +342,17 @@ export class DreamRunner {
         { timeoutMs: 120_000 },
       );
     }
+    // Promoted dimensions join the registry: canonical from now on, beside the policy's own.
+    await registerDimensions(
+      store,
+      plan.dimensionPromotions.map((d) => ({
+        name: d.name,
+        occurrences: d.occurrences,
+        meanConfidence: d.meanConfidence,
+        promotedAt: now,
+        cycleId: progress.cycleId,
+      })),
+    );
     const finishedAt = this.context.clock().toISOString();
     const records = reviewAndPromotionRecords(plan, now);
     for (const proposal of plan.proposals) {
@@ -361,7 +380,7 @@ export class DreamRunner {
     await storeRequest(
       store,
       "POST",
-      `/${[store.indices.knowledge, store.indices.vectors, indices.records, indices.neighbours].join(",")}/_refresh`,
+      `/${[store.indices.knowledge, store.indices.vectors, store.indices.dimensions, indices.records, indices.neighbours].join(",")}/_refresh`,
     );
     progress.phase = "done";
     return report;

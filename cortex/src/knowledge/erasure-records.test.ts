@@ -53,6 +53,32 @@ describe("erasure of records", () => {
     expect(decide(proposal(["k-bob-0000001"]), erasure, new Set(), now)).toEqual({ op: "keep" });
   });
 
+  it("drops a dream report's review items and merges that name an erased item, keeping the rest", () => {
+    const report = (body: unknown): StoredRecord<unknown> => ({
+      kind: "dreamReport",
+      id: "dream-1",
+      createdAt: now,
+      updatedAt: now,
+      body,
+    });
+    const naming = {
+      reviewItems: [{ objectIds: ["k-alice-000001", "k-bob-0000001"] }],
+      merges: [
+        { survivorId: "k-bob-0000001", mergedIds: ["k-alice-000001"] },
+        { survivorId: "k-bob-0000002", mergedIds: ["k-bob-0000003"] },
+      ],
+    };
+    expect(decide(report(naming), erasure, new Set(), now)).toMatchObject({
+      op: "index",
+      record: {
+        body: { reviewItems: [], merges: [{ survivorId: "k-bob-0000002", mergedIds: ["k-bob-0000003"] }] },
+      },
+    });
+    expect(decide(report({ merges: naming.merges.slice(1) }), erasure, new Set(), now)).toEqual({
+      op: "keep",
+    });
+  });
+
   it("reads only the kinds that can name the person, their own receipts and subjectless ones: never audit", () => {
     const queries = JSON.stringify(recordQueries("subject-alice"));
     expect(queries).not.toContain("audit");

@@ -37,6 +37,7 @@ function names(value: unknown, ids: ReadonlySet<string>): boolean {
 
 interface ReportBody {
   reviewItems?: { objectIds: string[] }[];
+  merges?: { survivorId: string; mergedIds: string[] }[];
   proposalIds?: string[];
   dimensionPromotions?: { values: string[] }[];
 }
@@ -70,6 +71,7 @@ export function decide(
       const scrubbed: ReportBody = {
         ...body,
         reviewItems: body.reviewItems?.filter((item) => !item.objectIds.some((id) => ids.has(id))),
+        merges: body.merges?.filter((m) => !ids.has(m.survivorId) && !m.mergedIds.some((id) => ids.has(id))),
         proposalIds: body.proposalIds?.filter((id) => !deletedProposals.has(id)),
         dimensionPromotions: body.dimensionPromotions?.map((p) => ({
           ...p,

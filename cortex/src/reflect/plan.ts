@@ -18,6 +18,7 @@ import {
   type MaturingObject,
   type Principal,
   type ScopeKind,
+  sameScope,
   sortedUnion,
 } from "../core/knowledge.js";
 import { invalidate } from "../core/lifecycle.js";
@@ -29,6 +30,8 @@ import {
   type Neighbour,
 } from "../core/match.js";
 import { redact, redactDimensions } from "../core/redaction.js";
+import { adjustConfidence } from "./adjust.js";
+import { reciprocal, resolveLinkEnd, storedRelation } from "./links.js";
 import { findScopeViolations, type ScopeViolation } from "./scope.js";
 
 /** Everything planReflection needs besides the delta; the shell fetches it, the plan stays pure. */
@@ -40,7 +43,7 @@ export interface ReflectionContext {
   itemNeighbours: readonly (readonly Neighbour[])[];
   /** Candidates per correction, looked up the same way from the correction's claim and statement. */
   correctionNeighbours: readonly (readonly Neighbour[])[];
-  /** Objects the delta names by id (correction targets, confidence adjustment targets). */
+  /** Objects the delta names by id (correction targets, confidence adjustment targets, link ends). */
   targets: ReadonlyMap<string, MaturingObject>;
   /** Issues ids for new objects. */
   newId: () => string;
@@ -55,6 +58,8 @@ export interface ReflectionOutcome {
   adjusted: string[];
   /** Links added, counting both directions. */
   linksAdded: number;
+  /** The delta's own links not stored: both ends one object, or ends in different scopes. */
+  linksDropped: number;
   /** Indexes of corrections that matched nothing (nothing was invalidated for them). */
   unmatchedCorrections: number[];
   candidateDimensions: CandidateDimensionObservation[];
@@ -64,19 +69,11 @@ export type ReflectionPlan =
   | { ok: true; created: MaturingObject[]; updated: MaturingObject[]; outcome: ReflectionOutcome }
   | { ok: false; violations: ScopeViolation[] };
 
-const reciprocal: Record<LinkRelation, LinkRelation> = {
-  related: "related",
-  conflicts: "conflicts",
-  supersedes: "supersededBy",
-  supersededBy: "supersedes",
-  evidence: "evidenceFor",
-  evidenceFor: "evidence",
-};
-
 /**
  * Turn a reflection delta into object writes: corrections first (so a replacement never reinforces what it
- * replaces), then items, then explicit confidence adjustments. Stored objects are never deleted; corrections
- * end their validity. Returns the violations instead when any part of the delta is outside the principal's scope.
+ * replaces), then items, then confidence adjustments, then the delta's links (whose ends may be the objects its
+ * items became). Stored objects are never deleted; corrections end their validity. Returns the violations instead
+ * when any part of the delta is outside the principal's scope.
  */
 export function planReflection(delta: ReflectionDelta, context: ReflectionContext): ReflectionPlan {
   const violations = findScopeViolations(delta, context.principal, context.targets, context.allowedScopes);
@@ -93,6 +90,7 @@ export function planReflection(delta: ReflectionDelta, context: ReflectionContex
     invalidated: [],
     adjusted: [],
     linksAdded: 0,
+    linksDropped: 0,
     unmatchedCorrections: [],
     candidateDimensions: delta.candidateDimensions,
   };
@@ -141,6 +139,9 @@ export function planReflection(delta: ReflectionDelta, context: ReflectionContex
     return created.id;
   };
 
+  // What each item and each correction's replacement became (created or reinforced), for the delta's links.
+  const itemIds: (string | undefined)[] = [];
+  const replacementIds: (string | undefined)[] = [];
   delta.corrections.forEach((correction, index) => {
     const neighbours = [
       ...(context.correctionNeighbours[index] ?? []),
@@ -157,24 +158,35 @@ export function planReflection(delta: ReflectionDelta, context: ReflectionContex
     if (correction.replacement) {
       const survivors = neighbours.filter((n) => !invalidated.some((t) => t.id === n.object.id));
       const replacementId = applyItem(correction.replacement, survivors);
+      replacementIds[index] = replacementId;
       for (const target of invalidated) link(replacementId, "supersedes", target.id);
     }
   });
 
   delta.items.forEach((item, index) => {
-    applyItem(item, context.itemNeighbours[index] ?? []);
+    itemIds[index] = applyItem(item, context.itemNeighbours[index] ?? []);
   });
 
   for (const adjustment of delta.confidenceAdjustments) {
     const target = changed.get(adjustment.targetId) ?? context.targets.get(adjustment.targetId);
-    if (!target) continue;
-    const confidence = applyConfidenceEvent(
-      target.confidence,
-      { kind: "explicitAdjustment", delta: adjustment.delta },
-      constants,
-    );
-    put({ ...target, confidence, updatedAt: now });
-    outcome.adjusted.push(target.id);
+    const adjusted = target && adjustConfidence(target, adjustment, delta.sessionId, now, constants);
+    if (!adjusted) continue;
+    put(adjusted);
+    if (!outcome.adjusted.includes(adjusted.id)) outcome.adjusted.push(adjusted.id);
+  }
+
+  for (const deltaLink of delta.links) {
+    const fromId = resolveLinkEnd(deltaLink.from, itemIds, replacementIds);
+    const toId = resolveLinkEnd(deltaLink.to, itemIds, replacementIds);
+    const from = fromId === undefined ? undefined : (changed.get(fromId) ?? context.targets.get(fromId));
+    const to = toId === undefined ? undefined : (changed.get(toId) ?? context.targets.get(toId));
+    // Like the links matching makes, a link stays inside one scope: the reverse end would otherwise name an
+    // object its readers may not see.
+    if (!from || !to || from.id === to.id || !sameScope(from.scope, to.scope)) {
+      outcome.linksDropped += 1;
+      continue;
+    }
+    link(from.id, storedRelation[deltaLink.relation], to.id);
   }
 
   const created = createdIds.map((id) => changed.get(id) as MaturingObject);

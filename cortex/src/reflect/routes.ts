@@ -17,7 +17,13 @@ export function reflectRoutes(indices: () => Promise<MaturationIndices>): Fastif
         );
       }
       const { candidateDimensions, ...outcome } = result.outcome;
-      return { ...outcome, candidateDimensions: candidateDimensions.length, replayed: result.replayed };
+      return {
+        ...outcome,
+        // A receipt written before links were reflected has no count of dropped ones.
+        linksDropped: outcome.linksDropped ?? 0,
+        candidateDimensions: candidateDimensions.length,
+        replayed: result.replayed,
+      };
     });
   };
 }

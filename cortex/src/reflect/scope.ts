@@ -53,8 +53,8 @@ function scopeViolation(
 }
 
 /**
- * Every scope violation in a delta. `targets` are the stored objects the delta names by id (corrections and
- * confidence adjustments); an id that is missing or outside the principal's scope is a violation too, and the
+ * Every scope violation in a delta. `targets` are the stored objects the delta names by id (corrections,
+ * confidence adjustments and link ends); an id that is missing or outside the principal's scope is a violation too, and the
  * answer does not say which of the two it was, so ids in other scopes cannot be probed.
  */
 export function findScopeViolations(
@@ -88,6 +88,13 @@ export function findScopeViolations(
     ]),
     ...delta.confidenceAdjustments.flatMap((adjustment, i) =>
       targetViolation(`confidenceAdjustments.${i}.targetId`, adjustment.targetId),
+    ),
+    // A link writes its reverse onto the stored end, so that end must be the principal's to write, like a target.
+    ...delta.links.flatMap((link, i) =>
+      (["from", "to"] as const).flatMap((side) => {
+        const end = link[side];
+        return "id" in end ? targetViolation(`links.${i}.${side}.id`, end.id) : [];
+      }),
     ),
   ];
 }

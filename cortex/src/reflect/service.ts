@@ -66,6 +66,7 @@ export async function reflect(
   const targetIds = [
     ...delta.corrections.flatMap((c) => (c.targetId === undefined ? [] : [c.targetId])),
     ...delta.confidenceAdjustments.map((a) => a.targetId),
+    ...delta.links.flatMap((l) => [l.from, l.to].flatMap((end) => ("id" in end ? [end.id] : []))),
   ];
   const stored = new Map<string, KnowledgeObject>(await loadObjects(store, targetIds));
   // Scope first: a delta outside the principal's scope is refused before it costs an embedding per item.

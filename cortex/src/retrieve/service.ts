@@ -3,7 +3,13 @@
  * below it turns into a degraded answer, never an error: the gateway must not be blocked by memory.
  */
 
-import type { DimensionPolicy, RetrieveRequest, RetrieveResponse, TraceItem } from "@remram/contract";
+import {
+  type DimensionPolicy,
+  documentHashOf,
+  type RetrieveRequest,
+  type RetrieveResponse,
+  type TraceItem,
+} from "@remram/contract";
 import { countTokens } from "gpt-tokenizer";
 import type { RetrievalSettings } from "../context.js";
 import {
@@ -76,6 +82,7 @@ export async function retrieve(
     minConfidence: request.minConfidence,
     dimensionFilters: request.dimensionFilters,
     modelLocation: request.modelLocation,
+    allowPrivateToCloud: request.allowPrivateToCloud,
   };
   const factGate = knowledgeGate(gateRequest, policy);
   const chunksGate = chunkGate(gateRequest, policy);
@@ -135,7 +142,7 @@ export async function retrieve(
     });
   } catch (error) {
     deps.metrics.degradedAnswers.inc({ reason: "opensearch" });
-    return degradedEmpty(request, liveState, [
+    return degradedEmpty(request, liveState, deps.settings.lowConfidenceThreshold, [
       ...degradedReasons,
       `OpenSearch unavailable: ${describe(error)}`,
     ]);
@@ -256,6 +263,7 @@ export async function retrieve(
       text: doc.text,
       score,
       expandedFrom,
+      documentHash: documentHashOf(doc),
     })),
     artifactRefs: bundle.artifactRefs,
     aggregateConfidence: bundle.aggregateConfidence,
@@ -299,13 +307,25 @@ export async function retrieve(
   return response;
 }
 
+/** No memory at all; a live-state question still gets the instruction to check live state (if it fits). */
 function degradedEmpty(
   request: RetrieveRequest,
   liveState: RetrieveResponse["liveState"],
+  lowConfidenceThreshold: number,
   degradedReasons: string[],
 ): RetrieveResponse {
+  const { text, tokens } = assembleBundle({
+    facts: [],
+    chunks: [],
+    neighbours: new Map(),
+    tokenBudget: request.tokenBudget,
+    mode: request.mode,
+    liveState: liveState.detected,
+    countTokens: slicedTokenCount(countTokens),
+    lowConfidenceThreshold,
+  });
   return {
-    bundle: { text: "", tokens: 0, tokenBudget: request.tokenBudget, sections: [] },
+    bundle: { text, tokens, tokenBudget: request.tokenBudget, sections: [] },
     facts: [],
     chunks: [],
     artifactRefs: [],

@@ -124,6 +124,8 @@ describe("adversarial: bad input", () => {
       principal: { userId: "alice", agentId: "main" },
       requestText: "b".repeat(8_000),
       tokenBudget: 16_000,
+      // The passage is Alice's private one: only a local model's bundle may hold it.
+      modelLocation: "local",
       debug: true,
     });
     const ms = Math.round(performance.now() - started);

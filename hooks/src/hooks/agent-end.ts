@@ -7,12 +7,15 @@ import { type Counters, increment } from "../metrics.js";
 import type { HookHandlers, HostLogger } from "../openclaw-api.js";
 import { isReflectionSession, type PrincipalLookup } from "../principal.js";
 import { buildReflectionJob, type ReflectionJob } from "../reflection.js";
+import { type ReflectionTargetLedger, takeReflectionTargets } from "../reflection-targets.js";
 
 export interface ReflectionTriggerDeps {
   config: Pick<PluginConfig, "reflection">;
   counters: Counters;
   /** What was injected per principal: removed from the turn before a reflection reads it. */
   injected: InjectionLedger;
+  /** What each session's injected block showed: the reflection may act on those objects by id. */
+  reflectionTargets: ReflectionTargetLedger;
   principalOf: PrincipalLookup;
   /** Opened on first use: a plugin instance that never ends a run touches no disk. */
   reflectionQueue: () => DurableQueue<ReflectionJob>;
@@ -24,7 +27,7 @@ export interface ReflectionTriggerDeps {
  * inside agent_end is refused, so the service runs the job (research note openclaw-hooks.md §3).
  */
 export function reflectionTriggerHook(deps: ReflectionTriggerDeps): HookHandlers["agent_end"] {
-  const { config, counters, injected, principalOf, reflectionQueue, logger } = deps;
+  const { config, counters, injected, reflectionTargets, principalOf, reflectionQueue, logger } = deps;
   return (event, ctx) => {
     try {
       if (!config.reflection.enabled) return undefined;
@@ -55,6 +58,7 @@ export function reflectionTriggerHook(deps: ReflectionTriggerDeps): HookHandlers
           return result.text;
         },
         ...(event.runId === undefined ? {} : { runId: event.runId }),
+        targets: takeReflectionTargets(reflectionTargets, ctx.sessionKey),
       });
       if (stripped > 0) increment(counters.injectedStripped, "reflection_input", stripped);
       if (job === undefined) return undefined;

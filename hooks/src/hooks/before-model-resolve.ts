@@ -7,7 +7,7 @@ import {
   modelOverrideFor,
   reflectionModelOverride,
 } from "../escalation.js";
-import { blocksCloud, renderKnowledgeBlock } from "../injection.js";
+import { blocksCloud } from "../injection.js";
 import { errorMessage, logEvent } from "../log.js";
 import { increment } from "../metrics.js";
 import type { HookHandlers, HostLogger } from "../openclaw-api.js";
@@ -49,14 +49,16 @@ export function escalationHook(deps: EscalationHookDeps): HookHandlers["before_m
       };
       // The bundle is asked for before the decision it feeds, so for the model the run is headed to without
       // knowledge: the knowledge can only veto the cloud, or (by its size) push a run there, which
-      // before_prompt_build then sees and retrieves again for.
+      // before_prompt_build then sees and retrieves again for. While the veto can fire it is asked for the local
+      // model, whatever the run is headed to: Cortex leaves private items out of a cloud bundle, and the veto must
+      // see them.
       const headedTo = escalationPossible
         ? modelOverrideFor(decideEscalation(input, config.escalation), config.escalation)?.providerOverride
         : undefined;
-      const modelLocation = modelLocationOf(
-        headedTo ?? ctx.modelProviderId,
-        config.escalation.localProviders,
-      );
+      const vetoPossible = escalationPossible && !config.escalation.allowPrivateToCloud;
+      const modelLocation = vetoPossible
+        ? "local"
+        : modelLocationOf(headedTo ?? ctx.modelProviderId, config.escalation.localProviders);
       const entry: PrefetchEntry | undefined =
         key !== undefined && principal.ok && config.injection.enabled
           ? {
@@ -69,12 +71,11 @@ export function escalationHook(deps: EscalationHookDeps): HookHandlers["before_m
       // Waiting for the bundle only matters when it could veto a cloud model; it is bounded by its timeout.
       const outcome = escalationPossible && entry !== undefined ? await entry.outcome : undefined;
       const bundle = outcome?.status === "ok" ? outcome.bundle : undefined;
-      const rendered =
-        bundle === undefined ? undefined : renderKnowledgeBlock(bundle, config.injection.tokenCeiling);
       decision = decideEscalation(
         {
           ...input,
-          knowledgeTokens: rendered?.tokens ?? 0,
+          // Cortex's count of the block it rendered (the exact text before_prompt_build injects).
+          knowledgeTokens: bundle?.bundle.tokens ?? 0,
           knowledgeBlocksCloud:
             bundle !== undefined && blocksCloud(bundle, config.escalation.allowPrivateToCloud),
         },

@@ -1,17 +1,18 @@
 import type { PluginConfig } from "../config.js";
 import { modelLocationOf } from "../escalation.js";
 import { rememberInjection } from "../injected-content.js";
-import { filterForModel, renderKnowledgeBlock } from "../injection.js";
+import { itemsWithheldFrom, knowledgeBlock } from "../injection.js";
 import { errorMessage, logEvent } from "../log.js";
 import { increment } from "../metrics.js";
 import type { HookHandlers, HostLogger } from "../openclaw-api.js";
 import { isReflectionSession, type PrincipalLookup } from "../principal.js";
+import { rememberReflectionTargets, shownTargets } from "../reflection-targets.js";
 import { rememberTranscriptTokens, type SharedState } from "../shared-state.js";
 import { type Retrieve, runKey } from "./retrieve.js";
 
 export interface InjectionHookDeps {
   config: Pick<PluginConfig, "escalation" | "injection">;
-  state: Pick<SharedState, "counters" | "prefetch" | "transcriptTokens" | "injected">;
+  state: Pick<SharedState, "counters" | "prefetch" | "transcriptTokens" | "injected" | "reflectionTargets">;
   principalOf: PrincipalLookup;
   retrieve: Retrieve;
   logger: HostLogger;
@@ -30,7 +31,8 @@ function transcriptTokens(messages: readonly unknown[]): number {
 
 /**
  * before_prompt_build: appends the run's knowledge block (the prefetched /retrieve, else one of its own) to the
- * system context, filtered for the model that will read it. Any failure means no injection; the run proceeds.
+ * system context, exactly as Cortex rendered it for the model that will read it. Any failure means no injection;
+ * the run proceeds.
  */
 export function injectionHook(deps: InjectionHookDeps): HookHandlers["before_prompt_build"] {
   const { config, state, principalOf, retrieve, logger } = deps;
@@ -39,6 +41,9 @@ export function injectionHook(deps: InjectionHookDeps): HookHandlers["before_pro
     try {
       if (ctx.sessionKey !== undefined)
         rememberTranscriptTokens(state, ctx.sessionKey, transcriptTokens(event.messages));
+      // A run without a block gives its reflection nothing to act on by id (not an earlier run's block).
+      if (ctx.sessionKey !== undefined)
+        rememberReflectionTargets(state.reflectionTargets, ctx.sessionKey, []);
       const skip = (reason: string) => {
         increment(counters.injectionSkips, reason);
         // Why a run got no knowledge is the first question when recall seems off; failures are logged above.
@@ -78,19 +83,34 @@ export function injectionHook(deps: InjectionHookDeps): HookHandlers["before_pro
         return skip(`cortex_${outcome.reason}`);
       }
       // The model that will read this block decides what may be in it: whatever the escalation said, a
-      // provider that is not local (or not known) gets no private item without consent.
-      const visible = filterForModel(outcome.bundle, modelLocation, config.escalation.allowPrivateToCloud);
-      counters.privateItemsWithheld +=
-        outcome.bundle.facts.length +
-        outcome.bundle.chunks.length -
-        visible.facts.length -
-        visible.chunks.length;
-      const block = renderKnowledgeBlock(visible, config.injection.tokenCeiling);
-      if (block === undefined) return skip(outcome.bundle.degraded ? "cortex_degraded" : "nothing_retrieved");
+      // provider that is not local (or not known) gets no private item without consent. Cortex already left them
+      // out of a bundle asked for the cloud; a bundle that still holds one is not injected at all, since the
+      // plugin injects Cortex's text as is and never renders a block of its own.
+      const withheld = itemsWithheldFrom(
+        outcome.bundle,
+        modelLocation,
+        config.escalation.allowPrivateToCloud,
+      );
+      if (withheld > 0) {
+        counters.privateItemsWithheld += withheld;
+        return skip("private_knowledge");
+      }
+      const built = knowledgeBlock(outcome.bundle, config.injection.tokenCeiling);
+      if (!built.ok) {
+        const empty = built.reason === "nothing_retrieved" && outcome.bundle.degraded;
+        return skip(empty ? "cortex_degraded" : built.reason);
+      }
       counters.injections += 1;
       // Remembered before it is handed over: this run's captures must not send it back to Cortex.
-      rememberInjection(state.injected, principal.principal, block);
-      return { appendSystemContext: block.text };
+      rememberInjection(state.injected, principal.principal, built.block);
+      // What the run's reflection may reinforce, weaken, contradict, correct or link by id.
+      if (ctx.sessionKey !== undefined)
+        rememberReflectionTargets(
+          state.reflectionTargets,
+          ctx.sessionKey,
+          shownTargets(outcome.bundle.facts),
+        );
+      return { appendSystemContext: built.block.text };
     } catch (error) {
       increment(counters.hookErrors, "before_prompt_build");
       logEvent(logger, "error", "hook_failed", {

@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type PluginConfigInput, parsePluginConfig } from "../config.js";
-import { RetrieveResponseSchema } from "../cortex-contract.js";
 import { emptyCounters } from "../metrics.js";
 import type { AgentHookContext, HostLogger } from "../openclaw-api.js";
 import { derivePrincipal, type PrincipalLookup } from "../principal.js";
 import { openQueues } from "../queues.js";
 import type { SharedState } from "../shared-state.js";
+import { renderedBundle } from "../testing/rendered-bundle.js";
 import { reflectionTriggerHook } from "./agent-end.js";
 import { escalationHook } from "./before-model-resolve.js";
 import { injectionHook } from "./before-prompt-build.js";
@@ -25,12 +25,12 @@ afterEach(() => {
 const logger: HostLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const fact = "Alice's cat is called Miso.";
 const chunk = "Earlier: we agreed the NAS backs up nightly to the garage disk.";
-const bundle = RetrieveResponseSchema.parse({
+const bundle = renderedBundle({
   facts: [{ id: "f1", statement: fact, type: "fact", scope: "user", privacy: "private", confidence: 0.9 }],
   chunks: [{ id: "k1", text: chunk, scope: "user", privacy: "private" }],
 });
 
-function wired(input: PluginConfigInput = {}) {
+function wired(input: PluginConfigInput = {}, answer = bundle) {
   const queuePath = mkdtempSync(join(tmpdir(), "remram-hooks-test-"));
   directories.push(queuePath);
   const config = parsePluginConfig({
@@ -45,6 +45,8 @@ function wired(input: PluginConfigInput = {}) {
     injected: new Map(),
     queues: new Map(),
     reflectionAttempts: new Map(),
+    reflectionTargets: new Map(),
+    reflectionInvalidReplies: new Map(),
   };
   const queues = openQueues(state, config, queuePath);
   const principalOf: PrincipalLookup = (ctx) =>
@@ -52,7 +54,7 @@ function wired(input: PluginConfigInput = {}) {
   const requests: Parameters<Retrieve>[] = [];
   const retrieve: Retrieve = async (...args) => {
     requests.push(args);
-    return { status: "ok", bundle };
+    return { status: "ok", bundle: answer };
   };
   const counters = state.counters;
   return {
@@ -75,6 +77,7 @@ function wired(input: PluginConfigInput = {}) {
       config,
       counters,
       injected: state.injected,
+      reflectionTargets: state.reflectionTargets,
       principalOf,
       reflectionQueue: () => queues.reflection,
       logger,
@@ -97,6 +100,8 @@ describe("adversarial: injected content, through the hook handlers", () => {
     const injected = await hooks.inject({ prompt: "What is my cat called?", messages: [] }, ctx);
     const block = injected?.appendSystemContext ?? "";
     expect(block).toContain(fact);
+    // Exactly what Cortex rendered, never a rendering of the plugin's own.
+    expect(block).toBe(bundle.bundle.text);
 
     // A file the user saved the block into, its delimiter mangled on the way, read back by a tool.
     const mangled = block
@@ -179,19 +184,59 @@ describe("the model location sent with /retrieve", () => {
     expect(hooks.locations()).toEqual(["local", "cloud"]);
   });
 
-  it("keeps a cloud bundle for a run that ended up local, and treats an unknown provider as cloud", async () => {
+  it("asks for the local bundle while the privacy veto can fire, so the veto sees private items", async () => {
     const hooks = wired(cloudConfig);
-    // Headed for the cloud, then kept local by the private knowledge in the bundle (the privacy veto).
+    // Headed for the cloud, then kept local by the private knowledge in the bundle (the privacy veto): Cortex
+    // leaves private items out of a cloud bundle, so the prefetch asks as for the local model.
     const override = await hooks.resolve({ prompt: "/cloud What is my cat called?" }, ctx);
     expect(override).toEqual({ providerOverride: "ollama", modelOverride: "qwen3:8b" });
-    await hooks.inject(prompt, ctx);
-    expect(hooks.locations()).toEqual(["cloud"]);
+    const injected = await hooks.inject(prompt, ctx);
+    expect(hooks.locations()).toEqual(["local"]);
+    expect(injected?.appendSystemContext).toBe(bundle.bundle.text);
+  });
 
+  it("treats an unknown provider as cloud, and injects nothing when Cortex's bundle still holds a private item", async () => {
     const unknown = wired();
     const { modelProviderId: _provider, ...withoutProvider } = ctx;
+    // The stub answers with private items even for the cloud (as a Cortex from before the rule would).
     const injected = await unknown.inject(prompt, withoutProvider);
     expect(unknown.locations()).toEqual(["cloud"]);
-    // Nor does an unknown model get the private items of the bundle.
-    expect(JSON.stringify(injected ?? {})).not.toContain("Miso");
+    expect(injected).toBeUndefined();
+    expect(unknown.state.counters.privateItemsWithheld).toBe(2);
+    expect(unknown.state.counters.injectionSkips.private_knowledge).toBe(1);
+  });
+
+  it("weighs Cortex's token count of the block, not an estimate, as the knowledge's context pressure", async () => {
+    const tight: PluginConfigInput = {
+      escalation: {
+        ...cloudConfig.escalation,
+        allowPrivateToCloud: true,
+        local: { provider: "ollama", model: "qwen3:8b", contextWindow: 512 },
+        reservedOutputTokens: 0,
+      },
+    };
+    // The same text; only Cortex's count differs, and it alone decides whether the local window is exceeded.
+    const counted = (tokens: number) => ({ ...bundle, bundle: { ...bundle.bundle, tokens } });
+    const over = await wired(tight, counted(500)).resolve({ prompt: "hi" }, ctx);
+    expect(over).toEqual({ providerOverride: "anthropic", modelOverride: "claude-sonnet" });
+    const under = await wired(tight, counted(300)).resolve({ prompt: "hi" }, ctx);
+    expect(under).toEqual({ providerOverride: "ollama", modelOverride: "qwen3:8b" });
+  });
+});
+
+describe("the reflection job, through the hook handlers", () => {
+  it("carries the facts the run's injected block showed, for the reflection to act on by id", async () => {
+    const hooks = wired();
+    await hooks.inject({ prompt: "What is my cat called?", messages: [] }, ctx);
+    await hooks.end(
+      { runId: "run-1", success: true, messages: [{ role: "user", content: text("I bought a kayak.") }] },
+      ctx,
+    );
+    const [job] = hooks.queues.reflection.peek(1);
+    expect(job?.payload.targets).toEqual([
+      { id: "f1", statement: fact, type: "fact", scope: "user", privacy: "private" },
+    ]);
+    // Taken by that run: a later run of the session that injected nothing offers nothing stale.
+    expect(hooks.state.reflectionTargets.size).toBe(0);
   });
 });

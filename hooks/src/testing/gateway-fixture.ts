@@ -59,6 +59,13 @@ export async function startPluginGateway(params: {
   bundledPlugins?: readonly string[];
   /** Extra environment for the gateway, e.g. { OPENCLAW_SKIP_CHANNELS: "0" } to start configured channels. */
   env?: Readonly<Record<string, string>>;
+  /** The Ollama model reflection runs use (default the chat model), e.g. a few-shot model a test created. */
+  reflectionModel?: string;
+  /**
+   * More params of the reflection model's entry, e.g. { temperature: 0 } for a few-shot model (Ollama's OpenAI
+   * API samples at temperature 1 when a request names none, whatever the Modelfile says).
+   */
+  reflectionParams?: Record<string, unknown>;
 }): Promise<PluginGateway> {
   await bundlePlugin();
   const relay = await startToolCallRelay({
@@ -72,6 +79,7 @@ export async function startPluginGateway(params: {
   mkdirSync(runDir, { recursive: true });
   const queueDir = mkdtempSync(join(runDir, "remram-hooks-queue-"));
   const config = params.config({ metricsPort, queueDir });
+  const reflectionModel = params.reflectionModel ?? params.ollama.chatModel;
   const provider: OpenClawModelProvider = {
     api: "openai-completions",
     baseUrl: recorder.url,
@@ -101,16 +109,25 @@ export async function startPluginGateway(params: {
         // schema, so the model's reply is grammar-constrained (the plugin's reflection.model names it).
         models: {
           providers: {
-            [reflectionProviderId]: providerConfig({ ...provider, supportsTools: false, maxTokens: 256 }),
+            [reflectionProviderId]: providerConfig({
+              ...provider,
+              model: reflectionModel,
+              supportsTools: false,
+              maxTokens: 256,
+            }),
           },
         },
         // A plugin may pick the model of its subagent runs only when the gateway allows it, and only these.
         plugins: {
+          // The plugin holds the memory slot (manifest kind "memory"); with the harness's "none" it would not load.
+          slots: { memory: pluginId },
           entries: {
+            // Else memory-core loads as the slot holder's dreaming sidecar (memory-guard.ts refuses that).
+            "memory-core": { enabled: false },
             [pluginId]: {
               subagent: {
                 allowModelOverride: true,
-                allowedModels: [`${reflectionProviderId}/${provider.model}`],
+                allowedModels: [`${reflectionProviderId}/${reflectionModel}`],
               },
             },
           },
@@ -119,8 +136,8 @@ export async function startPluginGateway(params: {
           defaults: {
             models: {
               [`${openClawProviderId}/${provider.model}`]: {},
-              [`${reflectionProviderId}/${provider.model}`]: {
-                params: { response_format: reflectionResponseFormat() },
+              [`${reflectionProviderId}/${reflectionModel}`]: {
+                params: { response_format: reflectionResponseFormat(), ...params.reflectionParams },
               },
             },
           },

@@ -25,7 +25,10 @@ function registerWith(config: PluginConfigInput): Registered {
   const api: HostPluginApi = {
     id: "remram-hooks",
     registrationMode: "discovery",
-    config: { memory: { search: { enabled: false } }, plugins: { slots: { memory: "none" } } },
+    config: {
+      memory: { search: { enabled: false } },
+      plugins: { slots: { memory: "remram-hooks" }, entries: { "memory-core": { enabled: false } } },
+    },
     pluginConfig: config as Record<string, unknown>,
     logger: quiet,
     runtime: {
@@ -41,6 +44,7 @@ function registerWith(config: PluginConfigInput): Registered {
       Object.assign(handlers, { [name]: handler });
     },
     registerService: () => undefined,
+    registerTool: () => undefined,
   };
   registerRemramHooks(api);
   return { handlers };

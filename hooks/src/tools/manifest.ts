@@ -1,4 +1,5 @@
 import { pluginConfigJsonSchema } from "../config.js";
+import { memoryToolNames } from "../memory-tools-names.js";
 import { pluginId } from "../plugin.js";
 
 /**
@@ -11,9 +12,13 @@ export function buildManifest(version: string): Record<string, unknown> {
     id: pluginId,
     name: "Remram",
     description:
-      "Remram for OpenClaw: model escalation, knowledge injection from Cortex, durable tool-result capture and background reflection.",
+      "Remram for OpenClaw: model escalation, knowledge injection from Cortex, durable tool-result capture, background reflection, session transcripts into the archive and the memory tools.",
     version,
     activation: { onStartup: true },
+    // The memory slot (plugins.slots.memory: "remram-hooks"): Remram is the memory, so OpenClaw's own stays off;
+    // a kind-"memory" plugin is disabled by the gateway unless the slot names it.
+    kind: "memory",
+    contracts: { tools: [...memoryToolNames] },
     configSchema: pluginConfigJsonSchema(),
   };
 }

@@ -39,7 +39,7 @@ describe("the chart's Grafana dashboards", () => {
     const exported = [
       "operator/src/runtime/metrics.ts",
       "cortex/src/metrics.ts",
-      "cortex/src/dream/service.ts",
+      "cortex/src/dream/metrics.ts",
       "hooks/src/metrics.ts",
     ]
       .map((file) => readFileSync(join(import.meta.dirname, "../../..", file), "utf8"))

@@ -1,6 +1,6 @@
 /**
  * The gateway's openclaw.json, generated from the appliance spec for OpenClaw 2026.9.6 (see the research note on
- * OpenClaw hooks): built-in memory off, Ollama as the only provider (native API, no /v1), the Remram hooks plugin
+ * OpenClaw hooks): built-in memory off (the hooks plugin holds the memory slot), Ollama as the only provider (native API, no /v1), the Remram hooks plugin
  * loaded from a folder an init container fills, and a non-loopback bind guarded by token auth.
  */
 import { identityKey, type RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
@@ -89,6 +89,8 @@ export interface OpenClawConfigInput {
   retrieveTimeoutMs: number;
   gatewayToken: string;
   household?: RemramApplianceSpec["household"];
+  /** Where ArtifactProposals are approved: the plugin names the object in its reply to an explicit save. */
+  approval?: { appliance: string; namespace: string };
 }
 
 /**
@@ -215,8 +217,13 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       // plugin loads (browser, computer use, device pairing ...), each a capability the agent does not need.
       allow: ["ollama", hooksPluginId],
       load: { paths: [hooksPluginDir] },
-      slots: { memory: "none" },
+      // The hooks plugin holds the memory slot (its manifest's kind "memory"): it provides memory_search and
+      // memory_get backed by Cortex, and OpenClaw's own memory (memory-core) is off because the slot names another.
+      slots: { memory: hooksPluginId },
       entries: {
+        // Off outright: with another plugin in the slot, OpenClaw would still load memory-core as a dreaming
+        // sidecar (dreaming on by default); Remram's dream is the only one.
+        "memory-core": { enabled: false },
         [hooksPluginId]: {
           enabled: true,
           hooks: { allowConversationAccess: true, allowPromptInjection: true },
@@ -235,7 +242,10 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
             injection: { tokenCeiling: input.tokenBudget },
             ...(household === undefined ? {} : { principals: household.principals }),
             reflection: { model: { provider: reflectionProviderId, model: input.models.reflection } },
+            // Every finished session's transcript into Cortex's archive (seed 004): the appliance opts in.
+            archive: { enabled: true },
             escalation: { local: { provider: "ollama", model: input.models.routing } },
+            ...(input.approval === undefined ? {} : { explicitSave: { approval: input.approval } }),
             metrics: { host: "0.0.0.0", port: hooksMetricsPort },
           },
         },

@@ -27,8 +27,91 @@ export const reflectionDeltaJsonSchema: Record<string, unknown> = {
             minimum: 0,
             maximum: 1,
           },
+          claim: {
+            type: "object",
+            properties: {
+              subject: {
+                type: "string",
+                minLength: 1,
+                maxLength: 200,
+              },
+              predicate: {
+                type: "string",
+                minLength: 1,
+                maxLength: 200,
+              },
+              object: {
+                type: "string",
+                minLength: 1,
+                maxLength: 500,
+              },
+            },
+            required: ["subject", "predicate", "object"],
+            additionalProperties: false,
+          },
+          scope: {
+            type: "string",
+            enum: ["user", "household"],
+          },
+          updates: {
+            type: "string",
+            minLength: 2,
+            maxLength: 8,
+          },
         },
         required: ["kind", "statement"],
+        additionalProperties: false,
+      },
+    },
+    adjustments: {
+      default: [],
+      maxItems: 20,
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          target: {
+            type: "string",
+            minLength: 2,
+            maxLength: 8,
+          },
+          effect: {
+            type: "string",
+            enum: ["reinforce", "weaken", "contradict"],
+          },
+          reason: {
+            type: "string",
+            minLength: 1,
+            maxLength: 200,
+          },
+        },
+        required: ["target", "effect"],
+        additionalProperties: false,
+      },
+    },
+    links: {
+      default: [],
+      maxItems: 20,
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          from: {
+            type: "string",
+            minLength: 2,
+            maxLength: 8,
+          },
+          relation: {
+            type: "string",
+            enum: ["supports", "contradicts", "refines", "related"],
+          },
+          to: {
+            type: "string",
+            minLength: 2,
+            maxLength: 8,
+          },
+        },
+        required: ["from", "relation", "to"],
         additionalProperties: false,
       },
     },

@@ -64,6 +64,7 @@ export const pendingProposal = proposalSchema
 export type PendingProposal = z.output<typeof pendingProposal>;
 
 const pendingProposals = z.object({ proposals: z.array(pendingProposal) });
+const heldProposals = z.object({ proposals: z.array(z.object({ id: z.string() })) });
 const currentPolicy = dimensionsResponse.pick({ appliedHash: true });
 
 export class CortexClient {
@@ -94,6 +95,12 @@ export class CortexClient {
       pendingProposals,
     );
     return body.proposals;
+  }
+
+  /** The id of every proposal Cortex holds, whatever its state (an erasure deletes those naming what it erased). */
+  async heldProposalIds(): Promise<Set<string>> {
+    const body = await this.call("GET", routes.proposals.url, undefined, heldProposals);
+    return new Set(body.proposals.map((proposal) => proposal.id));
   }
 
   /** Cortex answers 409 when the file moved on from `baseDigest` (stale base) or the content is not what was approved. */

@@ -9,6 +9,8 @@ export interface DreamScheduleControllerOptions {
   cortex: CortexDirectory;
   /** The operator's own username: ArtifactProposals it creates name it as proposer (the VAP checks this). */
   operatorUsername: string;
+  /** How often pending proposals are mirrored between cycles (reconciler.ts defaultMirrorIntervalMs). */
+  mirrorIntervalMs?: number;
 }
 
 export function setupDreamScheduleController(
@@ -27,6 +29,7 @@ export function setupDreamScheduleController(
     now: manager.now,
     enqueue: (key) => controller.enqueue(key),
     log: manager.log,
+    ...(options.mirrorIntervalMs === undefined ? {} : { mirrorIntervalMs: options.mirrorIntervalMs }),
   });
   const controller = manager.add({
     name: "dreamschedule",

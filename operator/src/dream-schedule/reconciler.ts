@@ -3,6 +3,7 @@
  * Cortex /dream call in the background (a cycle can take minutes; a worker must not wait on it), record the
  * outcome and report counts, then mirror Cortex's pending proposals as ArtifactProposal objects.
  */
+import { artifactProposalObjectName } from "@remram/contract";
 import type { Logger } from "pino";
 import {
   DreamScheduleReason,
@@ -45,22 +46,28 @@ export interface DreamScheduleDeps {
   now: () => number;
   enqueue: (key: string) => void;
   log: Logger;
+  /**
+   * How often pending proposals are mirrored between cycles: an explicit save ("remember that …") proposes its page
+   * at once, outside any cycle, and the person is told it waits for approval. Default 10 s.
+   */
+  mirrorIntervalMs?: number;
 }
+
+export const defaultMirrorIntervalMs = 10_000;
 
 const iso = conditionTime;
 
-/** ArtifactProposal name for a Cortex proposal: DNS-safe, stable, unique per appliance. */
-export function proposalObjectName(appliance: string, proposalId: string): string {
-  const slug = proposalId
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-  return `${appliance}-${slug}`.slice(0, 253).replace(/-+$/, "");
-}
+/**
+ * ArtifactProposal name for a Cortex proposal: DNS-safe, stable, unique per appliance. The rule lives in the
+ * contract, so the hooks name the same object when they tell a person what to approve.
+ */
+export const proposalObjectName = artifactProposalObjectName;
 
 export class DreamScheduleReconciler {
   /** Cycles this process started, by schedule key. Lost on restart; status then reports the run as interrupted. */
   private readonly runs = new Map<string, RunState>();
+  /** One mirror at a time per appliance: two schedules of one appliance, or a cycle's and a periodic one. */
+  private readonly mirrorTails = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: DreamScheduleDeps) {}
 
@@ -166,6 +173,14 @@ export class DreamScheduleReconciler {
       });
     }
     const running = this.runs.has(key);
+    // Level-triggered: every reconcile brings the mirror in line with Cortex's pending proposals, so one an explicit
+    // save made outside a cycle appears within the interval. Not while this schedule's cycle runs: its own mirror
+    // follows the cycle and counts what it created.
+    if (spec.cycle.mirrorProposals && !spec.cycle.dryRun) {
+      const interval = this.deps.mirrorIntervalMs ?? defaultMirrorIntervalMs;
+      requeueAfterMs = Math.min(requeueAfterMs ?? interval, interval);
+      if (!running) await this.syncMirror(namespace, spec.applianceRef.name);
+    }
     conditions.push(
       running
         ? {
@@ -218,7 +233,12 @@ export class DreamScheduleReconciler {
         });
         const mirrored =
           spec.cycle.mirrorProposals && !spec.cycle.dryRun
-            ? await this.mirror(namespace, spec.applianceRef.name, await cortex.pendingProposals())
+            ? await this.mirror(
+                namespace,
+                spec.applianceRef.name,
+                () => cortex.pendingProposals(),
+                () => cortex.heldProposalIds(),
+              )
             : undefined;
         finish({ report, ...(mirrored !== undefined ? { mirrored } : {}) });
       } catch (error) {
@@ -227,12 +247,55 @@ export class DreamScheduleReconciler {
     })();
   }
 
+  /** The periodic mirror: Cortex unreachable is logged and retried at the next interval, never a failed reconcile. */
+  private async syncMirror(namespace: string, appliance: string): Promise<void> {
+    try {
+      const cortex = await this.deps.cortex.clientFor(namespace, appliance);
+      const created = await this.mirror(namespace, appliance, () => cortex.pendingProposals());
+      if (created > 0) this.deps.log.info({ namespace, appliance, created }, "mirrored pending proposals");
+    } catch (error) {
+      this.deps.log.warn(
+        { namespace, appliance, err: error instanceof Error ? error.message : String(error) },
+        "could not mirror pending proposals; trying again at the next interval",
+      );
+    }
+  }
+
+  /**
+   * Mirror one appliance's proposals after any mirror of it still in flight. The list is read inside that turn: a
+   * list read before another mirror ran could be older than what that one created, and would delete it again.
+   */
+  mirror(
+    namespace: string,
+    appliance: string,
+    pending: () => Promise<readonly PendingProposal[]>,
+    held?: () => Promise<ReadonlySet<string>>,
+  ): Promise<number> {
+    const key = `${namespace}/${appliance}`;
+    const previous = this.mirrorTails.get(key) ?? Promise.resolve();
+    const work = async () => this.mirrorNow(namespace, appliance, await pending(), await held?.());
+    const run = previous.then(work, work);
+    const tail = run.catch(() => undefined);
+    this.mirrorTails.set(key, tail);
+    void tail.then(() => {
+      if (this.mirrorTails.get(key) === tail) this.mirrorTails.delete(key);
+    });
+    return run;
+  }
+
   /**
    * One ArtifactProposal per pending Cortex proposal; existing ones are left alone (their spec is immutable). One
    * nobody has decided on yet whose proposal Cortex no longer holds as pending (superseded by a later cycle, or
-   * deleted by an erasure, whose text its diff may quote) is deleted.
+   * deleted by an erasure, whose text its diff may quote) is deleted. With `held` (every proposal id Cortex holds,
+   * read after a dream cycle), a decided one whose proposal Cortex no longer holds at all goes too: an erasure
+   * deletes the proposals naming what it erased, and the decided mirror's diff would keep quoting it.
    */
-  async mirror(namespace: string, appliance: string, proposals: readonly PendingProposal[]): Promise<number> {
+  private async mirrorNow(
+    namespace: string,
+    appliance: string,
+    proposals: readonly PendingProposal[],
+    held?: ReadonlySet<string>,
+  ): Promise<number> {
     const pending = new Set(proposals.map((proposal) => proposal.id));
     for (const object of this.deps.proposals.list(namespace)) {
       const mirrored = object as KubeObject & {
@@ -240,8 +303,14 @@ export class DreamScheduleReconciler {
         status?: { approval?: unknown };
       };
       if (mirrored.metadata.labels?.["remram.io/appliance"] !== appliance) continue;
-      if (mirrored.status?.approval !== undefined || mirrored.spec?.proposalId === undefined) continue;
-      if (pending.has(mirrored.spec.proposalId)) continue;
+      if (mirrored.spec?.proposalId === undefined) continue;
+      const decided = mirrored.status?.approval !== undefined;
+      if (
+        decided
+          ? held === undefined || held.has(mirrored.spec.proposalId)
+          : pending.has(mirrored.spec.proposalId)
+      )
+        continue;
       await this.deps.client.delete(
         resourcePath("remram.io/v1alpha1", "ArtifactProposal", namespace, mirrored.metadata.name),
       );

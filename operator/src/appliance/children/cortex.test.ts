@@ -5,10 +5,11 @@ import { applianceContext } from "../testing/context.js";
 const context = applianceContext;
 
 describe("the appliance's children", () => {
-  it("configure Cortex only with settings it reads: candidates from topK, external OpenSearch credentials by file", () => {
+  it("configure Cortex only with settings it reads: candidates from topK, external OpenSearch credentials by file, the reflection model", () => {
     const children = buildApplianceChildren(
       context({
         cortex: { retrieval: { topK: 24 } },
+        ollama: { models: { reflection: "qwen3:8b" } },
         opensearch: {
           external: { url: "https://search.lan:9200", credentialsSecretRef: { name: "os-creds" } },
         },
@@ -26,7 +27,9 @@ describe("the appliance's children", () => {
       REMRAM_TOP_K: "24",
       REMRAM_OPENSEARCH_URL: "https://search.lan:9200",
       REMRAM_OPENSEARCH_CREDENTIALS_DIR: "/var/run/secrets/remram/opensearch",
+      // Dream words its principles with it (cortex/src/config.ts reads REMRAM_REFLECTION_MODEL).
+      REMRAM_REFLECTION_MODEL: "qwen3:8b",
     });
-    expect(Object.keys(env).filter((name) => /PASSWORD|REFLECTION|TOKEN_BUDGET/.test(name))).toEqual([]);
+    expect(Object.keys(env).filter((name) => /PASSWORD|TOKEN_BUDGET/.test(name))).toEqual([]);
   });
 });

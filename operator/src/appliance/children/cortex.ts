@@ -76,6 +76,8 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
       : []),
     { name: "REMRAM_OLLAMA_URL", value: serviceUrl(ctx, "ollama") },
     { name: "REMRAM_EMBED_MODEL", value: models.embedding },
+    // Dream words its principles with the reflection model (the role is "Model for reflection and dream").
+    { name: "REMRAM_REFLECTION_MODEL", value: models.reflection },
     { name: "REMRAM_WORKSPACE_DIR", value: cortexRepoDir },
     { name: "CORTEX_ARCHIVE_DIR", value: cortexArchiveDir },
     { name: "HOME", value: cortexHomeDir },

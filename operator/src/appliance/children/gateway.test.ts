@@ -14,7 +14,8 @@ describe("the appliance's children", () => {
     const config = JSON.parse(Buffer.from(secret.data["openclaw.json"] as string, "base64").toString("utf8"));
     expect(config.gateway).toMatchObject({ bind: "lan", auth: { mode: "token", token: "gateway-secret" } });
     expect(config.memory.search.enabled).toBe(false);
-    expect(config.plugins.slots.memory).toBe("none");
+    expect(config.plugins.slots.memory).toBe("remram-hooks");
+    expect(config.plugins.entries["memory-core"]).toEqual({ enabled: false });
     expect(config.plugins.load.paths).toEqual(["/opt/remram-hooks/plugin"]);
     expect(config.plugins.entries["remram-hooks"]).toMatchObject({
       enabled: true,
@@ -23,6 +24,7 @@ describe("the appliance's children", () => {
         cortex: { url: "http://box-cortex.home.svc:8080", tokenFile: "/var/run/secrets/remram/cortex/token" },
         injection: { tokenCeiling: 2048 },
         reflection: { model: { provider: "ollama-reflect", model: "qwen3:14b" } },
+        archive: { enabled: true },
       },
       subagent: { allowModelOverride: true, allowedModels: ["ollama-reflect/qwen3:14b"] },
     });

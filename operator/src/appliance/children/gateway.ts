@@ -80,6 +80,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
     retrieveTimeoutMs: retrieveTimeoutMs(ctx),
     gatewayToken: ctx.secrets.gatewayToken,
     household: ctx.spec.household,
+    approval: { appliance: ctx.name, namespace: ctx.namespace },
   });
   const cortexToken = cortexCredentialSecret(ctx, "gateway");
   const configJson = `${JSON.stringify(config, null, 2)}\n`;
