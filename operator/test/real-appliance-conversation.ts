@@ -1,7 +1,8 @@
 // A conversation with the appliance on real pods, through the gateway's Service as a channel or client on the box
-// reaches it. A person tells the `reader` agent something (on the few-shot SmolLM2, which acknowledges it); the hooks
-// plugin asks the Cortex pod for the person's knowledge, and reflects on the finished turn in a background run of its
-// own that keeps what the person said; a later run of the main agent (SmolLM2 from the Ollama pod) gets it back.
+// reaches it. A person asks the `reader` agent to remember something (on the few-shot SmolLM2, which acknowledges it);
+// the hooks plugin saves it in the Cortex pod at once (an explicit save), asks Cortex for the person's knowledge, and
+// reflects on the finished turn in a background run of its own; a later run of the main agent (SmolLM2 from the
+// Ollama pod) gets it back.
 import { describe, expect, it } from "vitest";
 import { metricValue } from "../../hooks/src/testing/gateway-fixture.js";
 import { replyText } from "../../test/harness/src/services/openclaw.js";
@@ -76,9 +77,9 @@ export function describeConversation(): void {
         expect(
           metricValue(text, "remram_hooks_reflections_total", 'outcome="skipped_own_run"'),
         ).toBeGreaterThan(0);
-        // Cortex knew nothing of the person yet: the first run got no knowledge, so whatever a later run gets
-        // comes from this reflection.
-        expect(metricValue(text, "remram_hooks_injections_total")).toBe(0);
+        // "Please remember that …" is an explicit save: the plugin stored it in Cortex at once, before the model
+        // answered, besides the reflection.
+        expect(metricValue(text, "remram_hooks_explicit_saves_total", 'outcome="saved"')).toBe(1);
         const bundle = await recall(knownFactQuestion);
         expect(bundle, `${bundle}\n${await hooksDiagnostics()}`).toContain(knownFact);
       },
@@ -93,7 +94,7 @@ export function describeConversation(): void {
         expect(reply.trim()).not.toBe("");
         measured.firstReplyMs = ms;
         const after = await hooksMetrics();
-        // The reflected fact is all Cortex holds for the person (the first run got nothing), so it was injected.
+        // What the person told is all Cortex holds for them (saved and reflected), so it was injected.
         expect(metricValue(after, "remram_hooks_injections_total"), await hooksDiagnostics()).toBe(
           before + 1,
         );

@@ -226,7 +226,7 @@ export function describeDreamApproval(): void {
           `fetch(process.env.REMRAM_OPENSEARCH_URL + "/_search?q=sourceKind:tool_result&_source=text,scope,owner,privacy").then((r) => r.text()).then(console.log)`,
         ).catch(String);
         expect(bundle, `${bundle}\n${stored}\n${await hooksDiagnostics()}`).toMatch(
-          /\[read output L\d\].{0,400}?boiler must be serviced every May/,
+          /boiler must be serviced every May.{0,800}?\(from read output\)/,
         );
       },
       turnTimeoutMs,
