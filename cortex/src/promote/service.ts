@@ -9,6 +9,7 @@ import { redactText } from "../core/redaction.js";
 import { conflict, notFound, serviceUnavailable } from "../http-errors.js";
 import { ErasureInProgressError, erasureGate } from "../knowledge/erasure-gate.js";
 import { ownerOf } from "../knowledge/mapping.js";
+import { oneAtATimePer } from "../knowledge/one-at-a-time.js";
 import {
   getRecord,
   listRecords,
@@ -113,21 +114,9 @@ export function listProposals(
 
 /**
  * Promotion and denial of one proposal run one at a time, each reading the state the other left, so an acknowledged
- * denial is never overwritten by a promotion racing it (the fuzzer found that race). In process is enough: Cortex
- * is the only writer of proposals, one replica, replaced with Recreate.
+ * denial is never overwritten by a promotion racing it (the fuzzer found that race).
  */
-const decisionTails = new Map<string, Promise<unknown>>();
-
-function oneDecisionAtATime<T>(proposalId: string, decide: () => Promise<T>): Promise<T> {
-  const previous = decisionTails.get(proposalId) ?? Promise.resolve();
-  const run = previous.then(decide, decide);
-  const tail = run.catch(() => undefined);
-  decisionTails.set(proposalId, tail);
-  void tail.then(() => {
-    if (decisionTails.get(proposalId) === tail) decisionTails.delete(proposalId);
-  });
-  return run;
-}
+const oneDecisionAtATime = oneAtATimePer();
 
 /**
  * A decision is a shared section of the erasure gate: refused (503, retried by the operator) while an erasure runs,

@@ -17,6 +17,7 @@ import { artifactPath, artifactSourceIds, defaultPromotionCriteria } from "../co
 import { badRequest, forbidden, gone, serviceUnavailable } from "../http-errors.js";
 import { ErasureInProgressError, erasureGate } from "../knowledge/erasure-gate.js";
 import { toMaturing } from "../knowledge/mapping.js";
+import { oneAtATimePer } from "../knowledge/one-at-a-time.js";
 import {
   getRecord,
   listRecords,
@@ -200,18 +201,7 @@ async function storeSave(
 }
 
 /** Proposing a page reads the pending proposals of its path and replaces them: one at a time per path. */
-const pathTails = new Map<string, Promise<unknown>>();
-
-function onePerPath<T>(path: string, work: () => Promise<T>): Promise<T> {
-  const previous = pathTails.get(path) ?? Promise.resolve();
-  const run = previous.then(work, work);
-  const tail = run.catch(() => undefined);
-  pathTails.set(path, tail);
-  void tail.then(() => {
-    if (pathTails.get(path) === tail) pathTails.delete(path);
-  });
-  return run;
-}
+const onePerPath = oneAtATimePer();
 
 /** Live objects of the saved one's scope and type that may qualify for its page (core/proposal.ts decides). */
 async function pageCandidates(context: CortexContext, saved: KnowledgeObject): Promise<KnowledgeObject[]> {
