@@ -48,6 +48,16 @@ describe("the one bundle renderer", () => {
     ]);
   });
 
+  it("cites the archive hash of a transcript's passage, which memory_get takes", () => {
+    const hash = "a".repeat(64);
+    expect(renderBundleItem({ ...chunk, source: "conversation", archiveHash: hash }, false)).toBe(
+      `- we moved the gateway to port 18789 (from conversation; archive ${hash})`,
+    );
+    expect(renderBundleItem({ ...chunk, archiveHash: null }, false)).toBe(
+      "- we moved the gateway to port 18789 (from user turn)",
+    );
+  });
+
   it("dates every item and tells the model to check live state for a live-state question", () => {
     const text = renderBundle({
       items: [fact("OpenSearch runs"), chunk],

@@ -49,6 +49,8 @@ export type BundleItem =
       text: string;
       /** Where it came from (a title such as "read output"), when known. */
       source: string | null;
+      /** The archive hash of the conversation it is a passage of (memory_get takes it), for a transcript's chunk. */
+      archiveHash?: string | null;
       learnedAt: string;
     };
 
@@ -87,8 +89,10 @@ export function learnedOn(timestamp: string): string {
 export function renderBundleItem(item: BundleItem, liveState: boolean): string {
   const notes: string[] = [];
   if (item.kind === "fact") notes.push(`confidence ${item.confidence.toFixed(2)}`);
-  else if (item.source !== null && item.source.trim() !== "")
-    notes.push(`from ${bundleItemText(item.source)}`);
+  else {
+    if (item.source !== null && item.source.trim() !== "") notes.push(`from ${bundleItemText(item.source)}`);
+    if (item.archiveHash) notes.push(`archive ${bundleItemText(item.archiveHash)}`);
+  }
   if (liveState) notes.push(`learned ${learnedOn(item.learnedAt)}`);
   const text = bundleItemText(item.kind === "fact" ? item.statement : item.text);
   return notes.length === 0 ? `- ${text}` : `- ${text} (${notes.join("; ")})`;

@@ -103,6 +103,7 @@ describe("adversarial: injected content", () => {
     const { shown } = injectedBlock();
     expect(isInjectedStatement(`${cat} (confidence 0.90; learned 2026-03-04)`, shown)).toBe(true);
     expect(isInjectedStatement(`${backups} (from user turn)`, shown)).toBe(true);
+    expect(isInjectedStatement(`${backups} (archive ${"b".repeat(64)})`, shown)).toBe(true);
   });
 
   it("strips every fixed sentence of the block even when nothing was remembered", () => {

@@ -78,9 +78,9 @@ const maxCompiled = 2_048;
 
 /**
  * The note the block puts after an item (renderBundleItem: "(confidence 0.80; learned 2026-05-03)", "(from read
- * output)"), in either of the shapes a model may give it back.
+ * output; archive <hash>)"), in either of the shapes a model may give it back.
  */
-const itemNote = "(?:\\s*\\((?:confidence|from|learned)\\b[^()\\n]{0,300}\\))?";
+const itemNote = "(?:\\s*\\((?:confidence|from|archive|learned)\\b[^()\\n]{0,300}\\))?";
 
 /**
  * An item text as it may come back: any whitespace between its words, any case, either quotes, its final

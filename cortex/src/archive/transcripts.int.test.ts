@@ -77,8 +77,15 @@ describe("session transcripts into the archive and retrieval, on a real OpenSear
       modelLocation: "local",
     });
     expect(response.statusCode, response.body).toBe(200);
-    return response.json<{ chunks: { text: string; level: string; documentHash?: string | null }[] }>()
-      .chunks;
+    const body = response.json<{
+      bundle: { text: string };
+      chunks: { text: string; level: string; documentHash?: string | null }[];
+    }>();
+    // The bundle the plugin injects cites what memory_get takes, for every transcript passage it holds.
+    for (const chunk of body.chunks) {
+      if (chunk.documentHash) expect(body.bundle.text).toContain(`archive ${chunk.documentHash}`);
+    }
+    return body.chunks;
   };
 
   beforeAll(async () => {

@@ -18,6 +18,7 @@ import {
   bundleClose,
   bundleHeader,
   bundleSectionNames,
+  documentHashOf,
   renderBundle,
   renderBundleItem,
   renderBundleSectionHeading,
@@ -202,6 +203,7 @@ function chunkItem(doc: ChunkDoc): BundleItem {
     section: doc.level === "L0" ? "background" : "context",
     text: doc.text,
     source: doc.title ?? doc.path,
+    archiveHash: documentHashOf(doc),
     learnedAt: doc.observedAt,
   };
 }
