@@ -11,11 +11,12 @@ import { binPath, repoRoot, runDir } from "../../test/harness/src/paths.js";
 const run = promisify(execFile);
 mkdirSync(runDir, { recursive: true });
 const scratch = mkdtempSync(join(runDir, "alerts-"));
-const runbooks = "https://remram.io/runbooks/operator";
+// The chart's default leaves runbook_url out (no public host yet); a base URL set at install gives each alert its page.
+const runbooks = "https://docs.example.test/remram/runbooks";
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function renderedRules(): Promise<unknown> {
+async function renderedRules(...values: string[]): Promise<{ groups: unknown[] }> {
   const { stdout } = await run(binPath("helm"), [
     "template",
     "remram-operator",
@@ -24,6 +25,7 @@ async function renderedRules(): Promise<unknown> {
     "monitoring.coreos.com/v1",
     "--show-only",
     "templates/prometheusrule.yaml",
+    ...values.flatMap((value) => ["--set", value]),
   ]);
   const rule = load(stdout) as { kind: string; spec: { groups: unknown[] } };
   expect(rule.kind).toBe("PrometheusRule");
@@ -113,7 +115,7 @@ const ruleTests = {
               {
                 summary: "Appliance home/box has not been Ready for 15 minutes.",
                 description: "`kubectl remram status` shows which component holds it back.",
-                runbook_url: `${runbooks}#remramappliancenotready`,
+                runbook_url: `${runbooks}/RemramApplianceNotReady.md`,
               },
             ),
           ],
@@ -127,7 +129,7 @@ const ruleTests = {
               {
                 summary: "CortexReady is False on appliance home/box.",
                 description: "The condition's reason and message say what is missing.",
-                runbook_url: `${runbooks}#remramcomponentnotready`,
+                runbook_url: `${runbooks}/RemramComponentNotReady.md`,
               },
             ),
           ],
@@ -143,7 +145,7 @@ const ruleTests = {
                 summary: "Proposal home/old waits for a decision.",
                 description:
                   "Review it with `kubectl remram diff` and decide with `kubectl remram approve` or `deny`.",
-                runbook_url: `${runbooks}#remramproposalpendingtoolong`,
+                runbook_url: `${runbooks}/RemramProposalPendingTooLong.md`,
               },
             ),
           ],
@@ -158,7 +160,7 @@ const ruleTests = {
                 summary: "A scheduled dream cycle was skipped or failed in the last day.",
                 description:
                   "The DreamSchedule's lastRun and Warning events give the reason (deadline missed, previous run active, Cortex error).",
-                runbook_url: `${runbooks}#remramdreamschedulemissed`,
+                runbook_url: `${runbooks}/RemramDreamScheduleMissed.md`,
               },
             ),
           ],
@@ -173,7 +175,7 @@ const ruleTests = {
               {
                 summary: "No Remram operator replica holds the Lease.",
                 description: "Nothing reconciles appliances, schedules or proposals.",
-                runbook_url: `${runbooks}#remramoperatornoleader`,
+                runbook_url: `${runbooks}/RemramOperatorNoLeader.md`,
               },
             ),
           ],
@@ -187,7 +189,7 @@ const ruleTests = {
               {
                 summary: "Work queue appliance has stayed above 50 keys.",
                 description: "The operator cannot keep up or is stuck behind the API server.",
-                runbook_url: `${runbooks}#remramoperatorworkqueuebacklog`,
+                runbook_url: `${runbooks}/RemramOperatorWorkqueueBacklog.md`,
               },
             ),
           ],
@@ -201,7 +203,7 @@ const ruleTests = {
               {
                 summary: "Controller appliance fails more than 10% of its reconciles.",
                 description: "Check the operator's log and the Warning events of the affected objects.",
-                runbook_url: `${runbooks}#remramoperatorreconcileerrors`,
+                runbook_url: `${runbooks}/RemramOperatorReconcileErrors.md`,
               },
             ),
           ],
@@ -216,7 +218,7 @@ const ruleTests = {
                 summary: "More than a quarter of retrievals in home answer degraded.",
                 description:
                   "Cortex answers lexical-only or empty while OpenSearch or the embedding model fails; cortex_retrieve_degraded_total{reason} says which.",
-                runbook_url: `${runbooks}#remramretrievaldegraded`,
+                runbook_url: `${runbooks}/RemramRetrievalDegraded.md`,
               },
             ),
           ],
@@ -232,7 +234,7 @@ const ruleTests = {
                 summary: "The gateway home/gw gives up on more than 10% of its Cortex retrievals.",
                 description:
                   "Those turns run without memory. Cortex is slower than the plugin's cortex.retrieveTimeoutMs; compare with its retrieval latency.",
-                runbook_url: `${runbooks}#remraminjectiontimingout`,
+                runbook_url: `${runbooks}/RemramInjectionTimingOut.md`,
               },
             ),
           ],
@@ -248,7 +250,7 @@ const ruleTests = {
                   "The hooks plugin's capture queue in home/gw has held over 100 items for 30 minutes.",
                 description:
                   "Nothing is lost (the queue is on disk) but Cortex is not taking deliveries; the gateway log names the failure (delivery_failed).",
-                runbook_url: `${runbooks}#remrampluginqueuebacklog`,
+                runbook_url: `${runbooks}/RemramPluginQueueBacklog.md`,
               },
             ),
           ],
@@ -264,7 +266,7 @@ const ruleTests = {
                 summary: "Most reflections in home produce nothing Cortex can store.",
                 description:
                   "The reflection model's replies do not validate or its runs fail; the gateway log has reflection_invalid and reflection_failed with the reason.",
-                runbook_url: `${runbooks}#remramreflectionsfailing`,
+                runbook_url: `${runbooks}/RemramReflectionsFailing.md`,
               },
             ),
           ],
@@ -279,7 +281,7 @@ const ruleTests = {
               {
                 summary: "The Remram operator is not running or not scraped.",
                 description: "No healthy scrape of remram-operator-metrics for 5 minutes.",
-                runbook_url: `${runbooks}#remramoperatordown`,
+                runbook_url: `${runbooks}/RemramOperatorDown.md`,
               },
             ),
           ],
@@ -291,12 +293,20 @@ const ruleTests = {
 
 describe("the chart's alert rules", () => {
   it("pass promtool's check and fire exactly where they should", async () => {
-    writeFileSync(join(scratch, "rules.yaml"), dump(await renderedRules()));
+    const rules = await renderedRules(`metrics.prometheusRule.runbookBaseUrl=${runbooks}/`);
+    writeFileSync(join(scratch, "rules.yaml"), dump(rules));
     writeFileSync(join(scratch, "rules.test.yaml"), dump(ruleTests));
     await run(binPath("promtool"), ["check", "rules", join(scratch, "rules.yaml")]);
     const tested = await run(binPath("promtool"), ["test", "rules", join(scratch, "rules.test.yaml")]).catch(
       (error: { stdout?: string; stderr?: string }) => error,
     );
     expect(`${tested.stdout ?? ""}${tested.stderr ?? ""}`).toContain("SUCCESS");
+  });
+
+  it("leave runbook_url out while runbookBaseUrl is unset, the chart's default", async () => {
+    const rules = (await renderedRules()).groups as { rules: { alert?: string; annotations?: object }[] }[];
+    const alerts = rules.flatMap((group) => group.rules).filter((rule) => rule.alert !== undefined);
+    expect(alerts.length).toBeGreaterThan(0);
+    for (const rule of alerts) expect(rule.annotations, rule.alert).not.toHaveProperty("runbook_url");
   });
 });
