@@ -8,7 +8,7 @@ export PATH := $(REMRAM_CACHE)/node/bin:$(REMRAM_CACHE)/bin:$(CURDIR)/node_modul
 export npm_config_update_notifier := false
 
 .DEFAULT_GOAL := help
-.PHONY: help setup deps images test test-unit test-integration lint format typecheck demo lab-kwok bench infra-up infra-down crds
+.PHONY: help setup deps images test test-unit test-integration lint format typecheck demo lab-kwok bench infra-up infra-down crds kubectl-plugin
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -46,8 +46,12 @@ typecheck: deps ## Strict TypeScript over every package, tests and benchmarks in
 	tsc -b
 	tsc -p tsconfig.tests.json
 
-crds: deps ## Regenerate crds/*.yaml and the chart's copies from the zod schemas in operator/src/api
+crds: deps ## Regenerate crds/*.yaml, the chart's copies and values.schema.json from the zod schemas, and its runbooks/
 	npm run --silent crds -w operator
+
+kubectl-plugin: deps ## kubectl remram for users: npm tarball, this platform's krew archive (one executable), krew manifest, in kubectl-remram/dist/release/
+	rm -rf kubectl-remram/dist/release
+	tsx kubectl-remram/src/cli.ts release --out kubectl-remram/dist/release
 
 demo: setup ## The appliance on real pods: chart installed, appliance Ready, a conversation (stop: `make infra-down`)
 	REMRAM_TESTBED=node,registry tsx test/harness/src/cli.ts up --demo

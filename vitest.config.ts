@@ -13,14 +13,17 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["{contract,cortex,operator,hooks,test/harness}/src/**/*.test.ts"],
+          include: [
+            "{contract,cortex,operator,hooks,test/harness,kubectl-remram}/src/**/*.test.ts",
+            "bench/*.test.ts",
+          ],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
         },
       },
       {
         test: {
           name: "integration",
-          include: ["{contract,cortex,operator,hooks,test/harness,test/e2e}/**/*.int.test.ts"],
+          include: ["{contract,cortex,operator,hooks,test/harness,test/e2e,kubectl-remram}/**/*.int.test.ts"],
           exclude: ["**/node_modules/**"],
           // Suites share one machine with real servers; run files one at a time so they do not starve each other.
           fileParallelism: false,

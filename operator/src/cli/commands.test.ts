@@ -4,8 +4,7 @@ import {
   decisionPatch,
   formatApplianceStatus,
   type ProposalView,
-  parseArguments,
-  splitConnectionFlags,
+  parseInvocation,
   UsageError,
 } from "./commands.js";
 
@@ -32,38 +31,71 @@ const pending: ProposalView = {
 
 describe("kubectl remram arguments", () => {
   it("parse approve with namespace and comment in either flag style", () => {
-    expect(parseArguments(["approve", "box-p-1", "-n", "home", "--comment", "looks right"])).toEqual({
-      verb: "approve",
-      name: "box-p-1",
-      namespace: "home",
-      comment: "looks right",
+    expect(parseInvocation(["approve", "box-p-1", "-n", "home", "--comment", "looks right"])).toEqual({
+      command: { verb: "approve", name: "box-p-1", comment: "looks right" },
+      connection: { namespace: "home" },
     });
-    expect(parseArguments(["deny", "x", "--namespace=home", "--comment=no"])).toMatchObject({
-      namespace: "home",
-      comment: "no",
+    expect(parseInvocation(["deny", "x", "--namespace=home", "--reason=no"])).toEqual({
+      command: { verb: "deny", name: "x", comment: "no" },
+      connection: { namespace: "home" },
     });
-    expect(parseArguments(["dream", "now", "nightly"])).toEqual({ verb: "dream-now", name: "nightly" });
+    expect(parseInvocation(["dream", "now", "nightly"]).command).toEqual({
+      verb: "dream-now",
+      name: "nightly",
+    });
+    expect(parseInvocation(["status"]).command).toEqual({ verb: "status" });
+    expect(parseInvocation(["version", "--client"]).command).toEqual({ verb: "version", clientOnly: true });
+    expect(parseInvocation(["completion", "zsh"]).command).toEqual({ verb: "completion", shell: "zsh" });
   });
 
-  it("take kubectl's connection flags, which kubectl passes on to plugins, out of the command", () => {
+  it("take kubectl's connection flags, which kubectl passes on to plugins, wherever they stand", () => {
     expect(
-      splitConnectionFlags(["approve", "p1", "--kubeconfig=/k/alice", "-n", "home", "--context", "box"]),
+      parseInvocation(["approve", "p1", "--kubeconfig=/k/alice", "-n", "home", "--context", "box"]),
     ).toEqual({
-      connection: { kubeconfig: "/k/alice", context: "box" },
-      rest: ["approve", "p1", "-n", "home"],
+      command: { verb: "approve", name: "p1" },
+      connection: { kubeconfig: "/k/alice", context: "box", namespace: "home" },
     });
-    expect(splitConnectionFlags(["status"])).toEqual({ connection: {}, rest: ["status"] });
-    expect(() => splitConnectionFlags(["status", "--kubeconfig"])).toThrow(UsageError);
-    expect(() => splitConnectionFlags(["status", "--context="])).toThrow("--context needs a value");
+    expect(parseInvocation(["--context", "box", "status"]).connection).toEqual({ context: "box" });
+    expect(() => parseInvocation(["status", "--kubeconfig"])).toThrow(
+      new UsageError("--kubeconfig needs a value"),
+    );
+    expect(() => parseInvocation(["status", "--context="])).toThrow("--context needs a value");
   });
 
-  it("explain what is missing or unknown", () => {
-    expect(() => parseArguments(["approve"])).toThrow(
-      new UsageError("approve needs the ArtifactProposal name"),
+  it("answer -h, --help and help VERB with help, and nothing with the general usage", () => {
+    expect(parseInvocation([]).command).toEqual({ verb: "help" });
+    expect(parseInvocation(["-h"]).command).toEqual({ verb: "help" });
+    expect(parseInvocation(["approve", "--help"]).command).toEqual({ verb: "help", topic: "approve" });
+    expect(parseInvocation(["help", "dream"]).command).toEqual({ verb: "help", topic: "dream" });
+    expect(() => parseInvocation(["help", "promote"])).toThrow(/no help for "promote"/);
+  });
+
+  it("pass completion's words through untouched, unfinished flags included", () => {
+    expect(parseInvocation(["__complete", "approve", "-n", ""]).command).toEqual({
+      verb: "complete",
+      words: ["approve", "-n", ""],
+    });
+  });
+
+  it("explain what is missing, unknown or misplaced, naming the verb whose usage to show", () => {
+    expect(() => parseInvocation(["approve"])).toThrow(
+      new UsageError("approve needs the ArtifactProposal name", "approve"),
     );
-    expect(() => parseArguments(["promote", "x"])).toThrow(/unknown command promote/);
-    expect(() => parseArguments(["approve", "x", "--force"])).toThrow(/unknown flag --force/);
-    expect(() => parseArguments(["approve", "x", "-n"])).toThrow(/-n needs a value/);
+    expect(() => parseInvocation(["approve"])).toThrow(expect.objectContaining({ topic: "approve" }));
+    expect(() => parseInvocation(["approve", "a", "b"])).toThrow(
+      /approve takes one ArtifactProposal name; got a b/,
+    );
+    expect(() => parseInvocation(["promote", "x"])).toThrow(
+      /unknown command "promote"; the commands are approve/,
+    );
+    expect(() => parseInvocation(["approve", "x", "--force"])).toThrow(/^unknown flag --force$/);
+    expect(() => parseInvocation(["approve", "x", "-n"])).toThrow(/^-n, --namespace needs a value$/);
+    expect(() => parseInvocation(["status", "--comment", "x"])).toThrow(/--comment does not apply to status/);
+    expect(() => parseInvocation(["approve", "x", "--comment", "a", "--reason", "b"])).toThrow(/not both/);
+    expect(() => parseInvocation(["approve", "x", "--comment", "y".repeat(1025)])).toThrow(/1024/);
+    expect(() => parseInvocation(["dream", "nightly"])).toThrow(/dream now SCHEDULE/);
+    expect(() => parseInvocation(["completion", "fish"])).toThrow(/no completion for "fish"/);
+    expect(() => parseInvocation(["version", "extra"])).toThrow(/version takes no arguments/);
   });
 });
 
@@ -99,7 +131,27 @@ describe("deciding a proposal", () => {
         approval: { decision: "Denied" as const, by: "bob", at, generation: 1, proposedDigest: digest },
       },
     };
-    expect(decisionBlocker(decided, "alice")).toBe(`box-p-1 was already denied by bob at ${at}`);
+    expect(decisionBlocker(decided, "alice")).toBe(
+      `box-p-1 was already denied by bob at ${at} (phase Pending); a decision is final`,
+    );
+    const failed = {
+      ...pending,
+      status: {
+        phase: "Failed" as const,
+        conditions: [
+          {
+            type: "Ready",
+            status: "False" as const,
+            reason: "ApprovalStale",
+            message: "spec changed",
+            lastTransitionTime: at,
+          },
+        ],
+      },
+    };
+    expect(decisionBlocker(failed, "alice")).toBe(
+      "box-p-1 is Failed, not Pending (ApprovalStale: spec changed); only a Pending proposal can be approved or denied",
+    );
     expect(decisionBlocker({ ...pending, status: undefined }, "alice")).toMatch(
       /operator has not picked it up/,
     );

@@ -1,111 +1,171 @@
 /**
- * The pure half of kubectl-remram: argument parsing, the status patch an approval is, and the text it prints.
- * kubectl-remram.ts does the I/O.
+ * The pure half of kubectl-remram: argument parsing (node:util parseArgs), the status patch an approval is, why a
+ * proposal cannot be decided, and the status summary it prints. main.ts does the I/O.
  */
-
+import { parseArgs } from "node:util";
 import type {
   ArtifactProposalSpec,
   ArtifactProposalStatus,
   Decision,
 } from "../api/v1alpha1/artifact-proposal.js";
 import type { Condition } from "../api/v1alpha1/common.js";
+import { isVerb, type Verb, verbs } from "./help.js";
 
 export type Command =
-  | { verb: "approve" | "deny"; name: string; namespace?: string; comment?: string }
-  | { verb: "diff"; name: string; namespace?: string }
-  | { verb: "status"; name?: string; namespace?: string }
-  | { verb: "dream-now"; name: string; namespace?: string }
-  | { verb: "help" };
+  | { verb: "approve" | "deny"; name: string; comment?: string }
+  | { verb: "diff"; name: string }
+  | { verb: "status"; name?: string }
+  | { verb: "dream-now"; name: string }
+  | { verb: "version"; clientOnly: boolean }
+  | { verb: "completion"; shell: Shell }
+  | { verb: "help"; topic?: Verb }
+  /** `__complete WORDS... PARTIAL`: what kubectl_complete-remram and the completion scripts ask for. */
+  | { verb: "complete"; words: string[] };
 
-export const usage = `kubectl remram — approve Remram artifact proposals and inspect appliances
+export const shells = ["bash", "zsh"] as const;
+export type Shell = (typeof shells)[number];
 
-  kubectl remram approve PROPOSAL [-n NAMESPACE] [--comment TEXT]
-  kubectl remram deny PROPOSAL [-n NAMESPACE] [--comment TEXT]
-  kubectl remram diff PROPOSAL [-n NAMESPACE]
-  kubectl remram status [APPLIANCE] [-n NAMESPACE]
-  kubectl remram dream now SCHEDULE [-n NAMESPACE]
-
-Every command also takes kubectl's --kubeconfig and --context.
-`;
-
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
-
-/** kubectl's connection flags, which kubectl hands a plugin with the rest of its arguments. */
+/** kubectl's flags that a plugin gets with the rest of its arguments, and the namespace. */
 export interface Connection {
   kubeconfig?: string;
   context?: string;
+  namespace?: string;
 }
 
-/** Take `--kubeconfig` and `--context` (both spellings) out of `argv`; the rest is the command. */
-export function splitConnectionFlags(argv: readonly string[]): { connection: Connection; rest: string[] } {
+export interface Invocation {
+  command: Command;
+  connection: Connection;
+}
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+  constructor(
+    message: string,
+    /** The verb whose help to show with the message; the general usage when absent. */
+    readonly topic?: Verb,
+  ) {
+    super(message);
+  }
+}
+
+const options = {
+  namespace: { type: "string", short: "n" },
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  comment: { type: "string" },
+  reason: { type: "string" },
+  client: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** The flags each verb takes besides the connection flags and --help. */
+const verbFlags: Partial<Record<Verb, readonly (keyof typeof options)[]>> = {
+  approve: ["comment", "reason"],
+  deny: ["comment", "reason"],
+  version: ["client"],
+};
+const commonFlags: readonly (keyof typeof options)[] = ["namespace", "kubeconfig", "context", "help"];
+
+/** parseArgs' errors in the words of this command. */
+function usageErrorOf(error: unknown): UsageError {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const flag = /'([^']+)'/.exec(message)?.[1];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag) return new UsageError(`unknown flag ${flag}`);
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && flag && message.includes("argument missing"))
+    return new UsageError(`${flag.replace(/ <value>$/, "")} needs a value`);
+  return new UsageError(message.split("\n").join(" "));
+}
+
+/** Parse the words after `kubectl remram`. Throws UsageError with what is wrong. */
+export function parseInvocation(argv: readonly string[]): Invocation {
+  // Completion gets the words typed so far, unfinished ones included: never refuse them.
+  if (argv[0] === "__complete")
+    return { command: { verb: "complete", words: argv.slice(1) }, connection: {} };
+  let parsed: ReturnType<
+    typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true }>
+  >;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw usageErrorOf(error);
+  }
+  const { values, positionals } = parsed;
   const connection: Connection = {};
-  const rest: string[] = [];
-  for (let index = 0; index < argv.length; index++) {
-    const argument = argv[index] as string;
-    const flag = (["kubeconfig", "context"] as const).find(
-      (name) => argument === `--${name}` || argument.startsWith(`--${name}=`),
-    );
-    if (flag === undefined) {
-      rest.push(argument);
-      continue;
-    }
-    const value = argument.includes("=") ? argument.slice(argument.indexOf("=") + 1) : argv[++index];
-    if (value === undefined || value === "") throw new UsageError(`--${flag} needs a value`);
-    connection[flag] = value;
+  for (const key of ["kubeconfig", "context", "namespace"] as const) {
+    const value = values[key];
+    if (value === "") throw new UsageError(`--${key} needs a value`);
+    if (value !== undefined) connection[key] = value;
   }
-  return { connection, rest };
+  const [word, ...rest] = positionals;
+  if (word === undefined) return { command: { verb: "help" }, connection };
+  if (!isVerb(word)) throw new UsageError(`unknown command "${word}"; the commands are ${verbs.join(", ")}`);
+  const verb: Verb = word;
+  for (const [flag, value] of Object.entries(values)) {
+    const key = flag as keyof typeof options;
+    if (value !== undefined && !commonFlags.includes(key) && !verbFlags[verb]?.includes(key))
+      throw new UsageError(`--${flag} does not apply to ${verb}`, verb);
+  }
+  if (values.help) return { command: { verb: "help", topic: verb }, connection };
+  return { command: commandOf(verb, rest, values), connection };
 }
 
-export function parseArguments(argv: readonly string[]): Command {
-  const positional: string[] = [];
-  let namespace: string | undefined;
-  let comment: string | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const argument = argv[index] as string;
-    const value = (): string => {
-      const next = argv[++index];
-      if (next === undefined) throw new UsageError(`${argument} needs a value`);
-      return next;
-    };
-    if (argument === "-n" || argument === "--namespace") namespace = value();
-    else if (argument.startsWith("--namespace=")) namespace = argument.slice("--namespace=".length);
-    else if (argument === "--comment" || argument === "--reason") comment = value();
-    else if (argument.startsWith("--comment=")) comment = argument.slice("--comment=".length);
-    else if (argument === "-h" || argument === "--help") return { verb: "help" };
-    else if (argument.startsWith("-")) throw new UsageError(`unknown flag ${argument}`);
-    else positional.push(argument);
-  }
-  const [verb, first, second] = positional;
-  const scope = namespace === undefined ? {} : { namespace };
-  const need = (name: string | undefined, what: string): string => {
-    if (name === undefined) throw new UsageError(`${verb} needs the ${what} name`);
-    return name;
+function commandOf(
+  verb: Verb,
+  rest: string[],
+  values: { comment?: string; reason?: string; client?: boolean },
+): Command {
+  const arity = (min: number, max: number, what: string): string[] => {
+    if (rest.length < min) throw new UsageError(`${verb} needs the ${what}`, verb);
+    if (rest.length > max)
+      throw new UsageError(
+        `${verb} takes ${max === 0 ? "no arguments" : `one ${what}`}; got ${rest.join(" ")}`,
+        verb,
+      );
+    return rest;
   };
   switch (verb) {
     case "approve":
-    case "deny":
+    case "deny": {
+      const [name] = arity(1, 1, "ArtifactProposal name") as [string];
+      if (values.comment !== undefined && values.reason !== undefined)
+        throw new UsageError("give --comment or --reason, not both", verb);
+      const comment = values.comment ?? values.reason;
       if (comment !== undefined && comment.length > 1024)
-        throw new UsageError("--comment is limited to 1024 characters");
+        throw new UsageError("--comment is limited to 1024 characters", verb);
       return {
         verb,
-        name: need(first, "ArtifactProposal"),
-        ...scope,
-        ...(comment !== undefined ? { comment } : {}),
+        name,
+        ...(comment !== undefined && comment !== "" ? { comment } : {}),
       };
+    }
     case "diff":
-      return { verb, name: need(first, "ArtifactProposal"), ...scope };
-    case "status":
-      return { verb, ...(first !== undefined ? { name: first } : {}), ...scope };
-    case "dream":
-      if (first !== "now") throw new UsageError("did you mean `kubectl remram dream now SCHEDULE`?");
-      return { verb: "dream-now", name: need(second, "DreamSchedule"), ...scope };
-    case undefined:
-    case "help":
-      return { verb: "help" };
-    default:
-      throw new UsageError(`unknown command ${verb}`);
+      return { verb, name: arity(1, 1, "ArtifactProposal name")[0] as string };
+    case "status": {
+      const [name] = arity(0, 1, "RemramAppliance name");
+      return { verb, ...(name !== undefined ? { name } : {}) };
+    }
+    case "dream": {
+      if (rest[0] !== "now") throw new UsageError("did you mean `kubectl remram dream now SCHEDULE`?", verb);
+      if (rest.length !== 2) throw new UsageError("dream now takes one DreamSchedule name", verb);
+      return { verb: "dream-now", name: rest[1] as string };
+    }
+    case "version":
+      arity(0, 0, "");
+      return { verb, clientOnly: values.client === true };
+    case "completion": {
+      const [shell] = arity(1, 1, `shell (${shells.join(" or ")})`);
+      if (!(shells as readonly string[]).includes(shell as string))
+        throw new UsageError(`no completion for "${shell}"; the shells are ${shells.join(", ")}`, verb);
+      return { verb, shell: shell as Shell };
+    }
+    case "help": {
+      const [topic] = arity(0, 1, "verb");
+      if (topic === undefined) return { verb };
+      if (!isVerb(topic))
+        throw new UsageError(`no help for "${topic}"; the commands are ${verbs.join(", ")}`);
+      return { verb, topic };
+    }
   }
 }
 
@@ -120,15 +180,23 @@ export interface ProposalView {
  * first gives a clearer message than the API server's.
  */
 export function decisionBlocker(proposal: ProposalView, username: string): string | undefined {
+  const { name } = proposal.metadata;
   const status = proposal.status;
+  const phase = status?.phase;
   if (status?.approval !== undefined) {
-    return `${proposal.metadata.name} was already ${status.approval.decision.toLowerCase()} by ${status.approval.by} at ${status.approval.at}`;
+    const { decision, by, at } = status.approval;
+    return `${name} was already ${decision.toLowerCase()} by ${by} at ${at} (phase ${phase ?? "not set yet"}); a decision is final`;
+  }
+  if (phase !== undefined && phase !== "Pending") {
+    const ready = status?.conditions?.find((condition) => condition.type === "Ready");
+    const why = ready?.message ? ` (${ready.reason}: ${ready.message})` : ready ? ` (${ready.reason})` : "";
+    return `${name} is ${phase}, not Pending${why}; only a Pending proposal can be approved or denied`;
   }
   if (status === undefined || status.conditions === undefined) {
-    return `${proposal.metadata.name} has no status yet: the operator has not picked it up (is it running?)`;
+    return `${name} has no status yet: the operator has not picked it up (is it running?)`;
   }
   if (proposal.spec.proposedBy === username)
-    return `you (${username}) proposed ${proposal.metadata.name}; someone else must decide`;
+    return `you (${username}) proposed ${name}; someone else must decide`;
   return undefined;
 }
 

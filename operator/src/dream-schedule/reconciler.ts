@@ -21,6 +21,7 @@ import type { OperatorMetrics } from "../runtime/metrics.js";
 import { splitKey } from "../runtime/owner.js";
 import { applyStatusIfChanged, conditionTime } from "../runtime/status-writer.js";
 import { parseSpec } from "../runtime/terminal-error.js";
+import { dreamRequestAnnotation } from "./request-annotation.js";
 import { decideRun, InvalidScheduleError } from "./schedule.js";
 
 export interface DreamScheduleObject extends KubeObject {
@@ -352,9 +353,6 @@ export class DreamScheduleReconciler {
     return created;
   }
 }
-
-/** The time `kubectl remram dream now` asked for a cycle, if any. */
-export const dreamRequestAnnotation = "remram.io/dream-requested-at";
 
 function requestedAt(schedule: DreamScheduleObject): { requestedMs?: number } {
   const value = Date.parse(schedule.metadata.annotations?.[dreamRequestAnnotation] ?? "");

@@ -1,0 +1,194 @@
+/**
+ * Shell completion, the pure half. kubectl (>= 1.26) completes `kubectl remram ...` by running the
+ * `kubectl_complete-remram` executable with the words typed after `remram`, the unfinished one last, and reads
+ * Cobra's `__complete` answer: one candidate a line (`value<TAB>description`), then `:DIRECTIVE`. The scripts of
+ * `kubectl remram completion bash|zsh` ask `kubectl-remram __complete ...` the same way for direct calls.
+ */
+import type { Connection } from "./commands.js";
+import { isVerb, type Verb, verbSummary, verbs } from "./help.js";
+
+/** Cobra's ShellCompDirective bits that this plugin uses. */
+export const directive = { default: 0, error: 1, noFileComp: 4 } as const;
+
+export interface Candidate {
+  value: string;
+  description?: string;
+}
+
+export type NamedResource = "artifactproposals" | "remramappliances" | "dreamschedules";
+
+/** Where the candidates for the word being typed come from. */
+export type CompletionSource =
+  | { kind: "words"; candidates: Candidate[] }
+  /** Names from the cluster; approve and deny offer only Pending proposals. */
+  | { kind: "names"; resource: NamedResource; pendingOnly: boolean }
+  | { kind: "namespaces" }
+  | { kind: "contexts" }
+  /** A path: the shell's own file completion. */
+  | { kind: "files" }
+  | { kind: "nothing" };
+
+export interface CompletionRequest {
+  source: CompletionSource;
+  /** The unfinished word, without a `--flag=` prefix. */
+  partial: string;
+  /** `--namespace=` and the like: put back in front of every candidate. */
+  prefix: string;
+  /** The connection flags and namespace typed so far, to ask the right cluster. */
+  connection: Connection;
+}
+
+const valueFlags: Record<string, keyof Connection | "comment"> = {
+  "-n": "namespace",
+  "--namespace": "namespace",
+  "--kubeconfig": "kubeconfig",
+  "--context": "context",
+  "--comment": "comment",
+  "--reason": "comment",
+};
+
+const flagCandidates = (verb: Verb | undefined): Candidate[] => [
+  { value: "--namespace", description: "the namespace" },
+  { value: "--kubeconfig", description: "the kubeconfig file" },
+  { value: "--context", description: "the kubeconfig context" },
+  { value: "--help", description: "help" },
+  ...(verb === "approve" || verb === "deny" ? [{ value: "--comment", description: "why" }] : []),
+  ...(verb === "version" ? [{ value: "--client", description: "only the plugin's version" }] : []),
+];
+
+function sourceForValue(flag: keyof Connection | "comment"): CompletionSource {
+  if (flag === "namespace") return { kind: "namespaces" };
+  if (flag === "context") return { kind: "contexts" };
+  if (flag === "kubeconfig") return { kind: "files" };
+  return { kind: "nothing" };
+}
+
+/** What to offer for the last of `words` (the words after `kubectl remram`, the unfinished one last). */
+export function completionRequest(words: readonly string[]): CompletionRequest {
+  const typed = words.slice(0, -1);
+  const last = words.at(-1) ?? "";
+  const connection: Connection = {};
+  const positionals: string[] = [];
+  let pending: keyof Connection | "comment" | undefined;
+  for (const word of typed) {
+    if (pending !== undefined) {
+      if (pending !== "comment") connection[pending] = word;
+      pending = undefined;
+      continue;
+    }
+    const [flag, value] = word.includes("=") ? [word.slice(0, word.indexOf("=")), word] : [word, undefined];
+    const target = valueFlags[flag];
+    if (target !== undefined && value === undefined) pending = target;
+    else if (target !== undefined && target !== "comment") connection[target] = word.slice(flag.length + 1);
+    else if (!word.startsWith("-")) positionals.push(word);
+  }
+  const base = { partial: last, prefix: "", connection };
+  if (pending !== undefined) return { ...base, source: sourceForValue(pending) };
+  const verb = positionals[0] !== undefined && isVerb(positionals[0]) ? positionals[0] : undefined;
+  if (last.startsWith("-")) {
+    const equals = last.indexOf("=");
+    const target = equals === -1 ? undefined : valueFlags[last.slice(0, equals)];
+    if (target !== undefined)
+      return {
+        partial: last.slice(equals + 1),
+        prefix: last.slice(0, equals + 1),
+        connection,
+        source: sourceForValue(target),
+      };
+    return { ...base, source: { kind: "words", candidates: flagCandidates(verb) } };
+  }
+  return { ...base, source: positionalSource(positionals) };
+}
+
+function positionalSource(positionals: readonly string[]): CompletionSource {
+  const [verb, ...rest] = positionals;
+  const words = (values: readonly string[], describe?: (value: string) => string): CompletionSource => ({
+    kind: "words",
+    candidates: values.map((value) => ({ value, ...(describe ? { description: describe(value) } : {}) })),
+  });
+  if (verb === undefined) return words(verbs, (value) => verbSummary(value as Verb));
+  const names = (resource: NamedResource, pendingOnly = false): CompletionSource => ({
+    kind: "names",
+    resource,
+    pendingOnly,
+  });
+  switch (rest.length === 0 ? verb : `${verb} ${rest.join(" ")}`) {
+    case "approve":
+    case "deny":
+      return names("artifactproposals", true);
+    case "diff":
+      return names("artifactproposals");
+    case "status":
+      return names("remramappliances");
+    case "dream":
+      return words(["now"], () => "ask for a dream cycle now");
+    case "dream now":
+      return names("dreamschedules");
+    case "completion":
+      return words(["bash", "zsh"]);
+    case "help":
+      return words(verbs, (value) => verbSummary(value as Verb));
+    default:
+      return { kind: "nothing" };
+  }
+}
+
+/** Cobra's answer: the candidates that start with the partial word, then the directive. */
+export function formatCompletions(request: CompletionRequest, candidates: readonly Candidate[]): string {
+  const lines = candidates
+    .filter((candidate) => candidate.value.startsWith(request.partial))
+    .map(
+      (candidate) =>
+        `${request.prefix}${candidate.value}${candidate.description ? `\t${candidate.description}` : ""}`,
+    );
+  const bits = request.source.kind === "files" ? directive.default : directive.noFileComp;
+  return `${[...lines, `:${bits}`].join("\n")}\n`;
+}
+
+const bash = `# bash completion for kubectl-remram. Load it with:  source <(kubectl-remram completion bash)
+# (\`kubectl remram <TAB>\` completes through kubectl's own completion and kubectl_complete-remram.)
+_kubectl_remram() {
+  local cur=\${COMP_WORDS[COMP_CWORD]} tab=$'\\t' out line directive=0
+  local -a candidates=()
+  out=$("\${COMP_WORDS[0]}" __complete "\${COMP_WORDS[@]:1:COMP_CWORD-1}" "$cur" 2>/dev/null) || return
+  while IFS= read -r line; do
+    case $line in
+      :*) directive=\${line#:} ;;
+      '') ;;
+      *) candidates+=("\${line%%"$tab"*}") ;;
+    esac
+  done <<<"$out"
+  if ((\${#candidates[@]} == 0)); then
+    if (((directive & 4) == 0)); then COMPREPLY=($(compgen -f -- "$cur")); fi
+    return
+  fi
+  COMPREPLY=($(compgen -W "\${candidates[*]}" -- "$cur"))
+}
+complete -F _kubectl_remram kubectl-remram
+`;
+
+const zsh = `#compdef kubectl-remram
+# zsh completion for kubectl-remram. Load it (after compinit) with:  source <(kubectl-remram completion zsh)
+# (\`kubectl remram <TAB>\` completes through kubectl's own completion and kubectl_complete-remram.)
+_kubectl_remram() {
+  local tab=$'\\t' out line name directive=0
+  local -a candidates
+  out=$("\${words[1]}" __complete "\${(@)words[2,CURRENT-1]}" "\${words[CURRENT]}" 2>/dev/null) || return 1
+  for line in "\${(@f)out}"; do
+    case $line in
+      :*) directive=\${line#:} ;;
+      '') ;;
+      *"$tab"*) name=\${line%%"$tab"*}; candidates+=("\${name//:/\\\\:}:\${line#*"$tab"}") ;;
+      *) candidates+=("\${line//:/\\\\:}") ;;
+    esac
+  done
+  if ((\${#candidates} == 0)); then
+    ((directive & 4)) || _files
+    return
+  fi
+  _describe -t kubectl-remram 'kubectl remram' candidates
+}
+compdef _kubectl_remram kubectl-remram
+`;
+
+export const completionScripts = { bash, zsh } as const;

@@ -1,0 +1,111 @@
+/**
+ * What `kubectl remram --help` and `kubectl remram help VERB` print, and the verbs' one-line summaries that shell
+ * completion shows beside each candidate. Pure text.
+ */
+
+export const verbs = ["approve", "deny", "diff", "status", "dream", "version", "completion", "help"] as const;
+export type Verb = (typeof verbs)[number];
+
+interface VerbHelp {
+  synopsis: string;
+  summary: string;
+  details: string;
+}
+
+const connectionFlags = `  -n, --namespace NS   the namespace (default: the kubeconfig context's, else "default")
+      --kubeconfig F   the kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config)
+      --context NAME   the kubeconfig context to use`;
+
+const help: Record<Verb, VerbHelp> = {
+  approve: {
+    synopsis: "approve PROPOSAL [--comment TEXT]",
+    summary: "approve a Pending ArtifactProposal; the operator then promotes it",
+    details: `Adds the Approved condition and status.approval (you, now, the generation and digest) with a JSON patch
+on the /status subresource. Only a Pending proposal can be decided, never by its proposer, and only by someone
+holding the approve verb on artifactproposals and patch on artifactproposals/status (the chart's remram-approver
+ClusterRole, bound in the namespace).
+
+      --comment TEXT   why (at most 1024 characters; --reason is the same flag)`,
+  },
+  deny: {
+    synopsis: "deny PROPOSAL [--comment TEXT]",
+    summary: "deny a Pending ArtifactProposal; the operator tells Cortex",
+    details: `Adds the Denied condition and status.approval, like approve; the operator reports the denial to Cortex.
+
+      --comment TEXT   why (at most 1024 characters; --reason is the same flag)`,
+  },
+  diff: {
+    synopsis: "diff PROPOSAL",
+    summary: "show the change an ArtifactProposal makes, with its rationale",
+    details: "Prints the artifact's path and the proposal's rationale, then its unified diff.",
+  },
+  status: {
+    synopsis: "status [APPLIANCE]",
+    summary: "summarize appliances: Ready, each component's condition, endpoints",
+    details: `Ready first, then each component's condition, then the endpoints the operator reports; every
+RemramAppliance in the namespace when no name is given.`,
+  },
+  dream: {
+    synopsis: "dream now SCHEDULE",
+    summary: "ask a DreamSchedule for a dream cycle now",
+    details: `Annotates the DreamSchedule with the time of the request; the operator starts a cycle unless one is running
+(needs patch on dreamschedules in the namespace).`,
+  },
+  version: {
+    synopsis: "version [--client]",
+    summary: "print this plugin's version, and the cluster's and the operator's",
+    details: `The plugin's version and the commit it was built from; then, unless --client, the Kubernetes version and
+each remram operator Deployment's version (its image tag), when you may list Deployments.
+
+      --client         only the plugin's version; no cluster needed`,
+  },
+  completion: {
+    synopsis: "completion bash|zsh",
+    summary: "print a shell completion script for kubectl-remram",
+    details: `Prints a script that completes verbs, flags and the names of proposals, appliances and schedules:
+  source <(kubectl-remram completion bash)        # in ~/.bashrc
+  source <(kubectl-remram completion zsh)         # in ~/.zshrc, after compinit
+\`kubectl remram <TAB>\` completes through kubectl itself (kubectl >= 1.26, with kubectl's own completion loaded)
+once the kubectl_complete-remram executable is on your PATH; npm installs it beside kubectl-remram, and a krew
+install lists it in its caveats.`,
+  },
+  help: {
+    synopsis: "help [VERB]",
+    summary: "show help for kubectl remram or one of its verbs",
+    details: "The same text as --help.",
+  },
+};
+
+/** What to print under a usage error: the verb's synopsis (or none) and where the help is. */
+export function usageHint(verb?: Verb): string {
+  if (verb === undefined) return "See 'kubectl remram --help'.\n";
+  return `Usage: kubectl remram ${help[verb].synopsis}\nSee 'kubectl remram help ${verb}'.\n`;
+}
+
+/** A verb's one-line summary (completion candidates' descriptions). */
+export const verbSummary = (verb: Verb): string => help[verb].summary;
+
+export const isVerb = (word: string): word is Verb => (verbs as readonly string[]).includes(word);
+
+export const usage = `kubectl remram — approve Remram artifact proposals and inspect Remram appliances
+
+Usage:
+${verbs.map((verb) => `  kubectl remram ${help[verb].synopsis.padEnd(36)} ${help[verb].summary}`).join("\n")}
+
+Flags every verb takes (kubectl passes them on to its plugins):
+${connectionFlags}
+  -h, --help           help for kubectl remram or a verb
+
+It acts as the user of your kubeconfig's current context. "kubectl remram help VERB" says more about each verb.
+`;
+
+export function helpFor(verb: Verb): string {
+  const entry = help[verb];
+  return `kubectl remram ${entry.synopsis} — ${entry.summary}
+
+${entry.details}
+
+Flags:
+${connectionFlags}
+`;
+}

@@ -1,0 +1,195 @@
+/**
+ * kubectl-remram's I/O: parse, connect as the kubeconfig's user, do the verb, print the result or what went
+ * wrong. Approvals go through the /status subresource, where the admission policy checks them.
+ */
+import { dreamRequestAnnotation } from "../dream-schedule/request-annotation.js";
+import {
+  type Access,
+  type Cluster,
+  connect,
+  contextNames,
+  existingNames,
+  kubernetesVersion,
+  mayI,
+  namespaceNames,
+  operatorDeployments,
+  remramPath,
+  whoAmI,
+} from "./cluster.js";
+import {
+  type ApplianceView,
+  type Command,
+  type Connection,
+  decisionBlocker,
+  decisionPatch,
+  formatApplianceStatus,
+  type ProposalView,
+  parseInvocation,
+  UsageError,
+} from "./commands.js";
+import {
+  type Candidate,
+  type CompletionRequest,
+  completionRequest,
+  completionScripts,
+  formatCompletions,
+  type NamedResource,
+} from "./completion.js";
+import { CliError, explain, missingPermission, notInstalled, unknownName } from "./errors.js";
+import { helpFor, usage, usageHint } from "./help.js";
+import { buildInfo, formatClientVersion, formatServerVersion } from "./version.js";
+
+const commandTimeoutMs = 15_000;
+const completionTimeoutMs = 5_000;
+
+const kinds: Record<NamedResource, string> = {
+  artifactproposals: "ArtifactProposal",
+  remramappliances: "RemramAppliance",
+  dreamschedules: "DreamSchedule",
+};
+
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** GET one object; a 404 names what exists instead. */
+async function readNamed<T>(cluster: Cluster, resource: NamedResource, name: string): Promise<T> {
+  const object = await cluster.client.get<T>(remramPath(cluster.namespace, resource, name));
+  if (object !== undefined) return object;
+  const existing = await existingNames(cluster.client, cluster.namespace, resource);
+  throw new CliError(unknownName(kinds[resource], name, cluster.namespace, existing));
+}
+
+async function decide(
+  command: Extract<Command, { verb: "approve" | "deny" }>,
+  cluster: Cluster,
+): Promise<string> {
+  const { client, namespace } = cluster;
+  const proposal = await readNamed<ProposalView>(cluster, "artifactproposals", command.name);
+  const username = await whoAmI(client);
+  const blocker = decisionBlocker(proposal, username);
+  if (blocker !== undefined) throw new CliError(blocker);
+  const needed: Access[] = [
+    { verb: "approve", resource: "artifactproposals", name: command.name, namespace },
+    { verb: "patch", resource: "artifactproposals", subresource: "status", name: command.name, namespace },
+  ];
+  for (const access of needed) {
+    if ((await mayI(client, access)) === false)
+      throw new CliError(missingPermission(username, access, command, namespace));
+  }
+  const decision = command.verb === "approve" ? "Approved" : "Denied";
+  const patch = decisionPatch(proposal, decision, username, now(), command.comment);
+  await client.jsonPatch(`${remramPath(namespace, "artifactproposals", command.name)}/status`, patch);
+  return `artifactproposal/${command.name} ${decision.toLowerCase()} by ${username}; the operator ${decision === "Approved" ? "promotes it now" : "tells Cortex"}`;
+}
+
+async function execute(command: Command, cluster: Cluster): Promise<string> {
+  const { client, namespace } = cluster;
+  switch (command.verb) {
+    case "approve":
+    case "deny":
+      return decide(command, cluster);
+    case "diff": {
+      const proposal = await readNamed<ProposalView>(cluster, "artifactproposals", command.name);
+      return `# ${proposal.spec.artifactPath}  (${proposal.spec.rationale})\n${proposal.spec.diff}`;
+    }
+    case "status": {
+      if (command.name !== undefined)
+        return formatApplianceStatus(
+          await readNamed<ApplianceView>(cluster, "remramappliances", command.name),
+        );
+      const list = await client.get<{ items: ApplianceView[] }>(remramPath(namespace, "remramappliances"));
+      if (list === undefined) throw new CliError(notInstalled("remramappliances"));
+      if (list.items.length === 0)
+        return `no RemramAppliance in namespace ${namespace} (another namespace? -n NAMESPACE)`;
+      return list.items.map(formatApplianceStatus).join("\n\n");
+    }
+    case "dream-now": {
+      await readNamed(cluster, "dreamschedules", command.name);
+      const requestedAt = now();
+      await client.mergePatch(remramPath(namespace, "dreamschedules", command.name), {
+        metadata: { annotations: { [dreamRequestAnnotation]: requestedAt } },
+      });
+      return `dreamschedule/${command.name}: a cycle was requested at ${requestedAt}`;
+    }
+    case "version": {
+      const [kubernetes, operators] = await Promise.all([
+        kubernetesVersion(client),
+        operatorDeployments(client),
+      ]);
+      return formatServerVersion({ operators, ...(kubernetes ? { kubernetes } : {}) });
+    }
+    default:
+      throw new Error(`${command.verb} needs no cluster`);
+  }
+}
+
+async function candidates(request: CompletionRequest): Promise<readonly Candidate[]> {
+  const { source, connection } = request;
+  switch (source.kind) {
+    case "words":
+      return source.candidates;
+    case "contexts":
+      return contextNames(connection).map((value) => ({ value }));
+    case "namespaces":
+      return (await namespaceNames(connect(connection, completionTimeoutMs).client)).map((value) => ({
+        value,
+      }));
+    case "names": {
+      const cluster = connect(connection, completionTimeoutMs);
+      const names = (await existingNames(cluster.client, cluster.namespace, source.resource)) ?? [];
+      return names
+        .filter((item) => !source.pendingOnly || item.detail === "Pending")
+        .map((item) => ({ value: item.name, ...(item.detail ? { description: item.detail } : {}) }));
+    }
+    default:
+      return [];
+  }
+}
+
+/** Cobra's `__complete` answer; never an error (a shell would print it in the middle of the line). */
+async function complete(words: readonly string[]): Promise<string> {
+  const request = completionRequest(words);
+  const found = await candidates(request).catch(() => []);
+  return formatCompletions(request, found);
+}
+
+/** Run kubectl-remram with `argv` (the words after `kubectl remram`); resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const out = (text: string) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  let command: Command;
+  let connection: Connection;
+  try {
+    ({ command, connection } = parseInvocation(argv));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`error: ${error.message}\n${usageHint(error.topic)}`);
+    return 2;
+  }
+  switch (command.verb) {
+    case "help":
+      out(command.topic ? helpFor(command.topic) : usage);
+      return 0;
+    case "completion":
+      out(completionScripts[command.shell]);
+      return 0;
+    case "complete":
+      process.stdout.write(await complete(command.words));
+      return 0;
+    case "version":
+      out(formatClientVersion(buildInfo, process.versions.node));
+      if (command.clientOnly) return 0;
+  }
+  let cluster: Cluster | undefined;
+  try {
+    cluster = connect(connection, commandTimeoutMs);
+    out(await execute(command, cluster));
+    return 0;
+  } catch (error) {
+    const context = {
+      command,
+      namespace: cluster?.namespace ?? connection.namespace ?? "default",
+      ...(cluster ? { server: cluster.server, contextName: cluster.contextName } : {}),
+    };
+    process.stderr.write(`error: ${explain(error, context)}\n`);
+    return 1;
+  }
+}
