@@ -174,6 +174,8 @@ const gatewayStateDir = "/home/node/.openclaw";
 const openclawJson = JSON.stringify(
   buildOpenClawConfig({
     gateway: remramApplianceSpec.parse({}).gateway,
+    escalation: remramApplianceSpec.parse({}).escalation,
+    cloudKeyAvailable: false,
     models: { routing: chatModel, reflection: chatModel, embedding: embedModel },
     generation: { contextWindow: 8192, maxOutputTokens: 128 },
     ollamaUrl: "http://ollama:11434",

@@ -12,6 +12,7 @@ import {
   startOpenAiRecorder,
 } from "../../../test/harness/src/services/openai-recorder.js";
 import {
+  deepMerge,
   type OpenClawModelProvider,
   openClawProviderId,
   providerConfig,
@@ -51,6 +52,8 @@ export async function startPluginGateway(params: {
   /** Offer the model the `read` tool (for tool-result capture); without tools SmolLM2's prompt is far smaller. */
   withTools: boolean;
   extraConfig?: Record<string, unknown>;
+  /** Merged key by key into the fixture's config last (extraConfig's top-level keys replace the fixture's). */
+  mergeConfig?: Record<string, unknown>;
   /** The relay answers a scripted tool call's result with this text itself, without the model. */
   replyAfterScriptedTool?: string;
   /** The model's context window as OpenClaw sees it (default 8192, SmolLM2's). */
@@ -103,47 +106,50 @@ export async function startPluginGateway(params: {
       ...(params.bundledPlugins === undefined ? {} : { bundledPlugins: params.bundledPlugins }),
       ...(params.env === undefined ? {} : { env: params.env }),
       // One tool keeps OpenClaw's prompt inside SmolLM2's 8k window (all of them estimate at ~10k tokens).
-      extraConfig: {
-        ...(params.withTools ? { tools: { allow: ["read"] } } : {}),
-        // Reflection runs on the same SmolLM2 through a second provider entry whose params hold the delta's JSON
-        // schema, so the model's reply is grammar-constrained (the plugin's reflection.model names it).
-        models: {
-          providers: {
-            [reflectionProviderId]: providerConfig({
-              ...provider,
-              model: reflectionModel,
-              supportsTools: false,
-              maxTokens: 256,
-            }),
+      extraConfig: deepMerge(
+        {
+          ...(params.withTools ? { tools: { allow: ["read"] } } : {}),
+          // Reflection runs on the same SmolLM2 through a second provider entry whose params hold the delta's JSON
+          // schema, so the model's reply is grammar-constrained (the plugin's reflection.model names it).
+          models: {
+            providers: {
+              [reflectionProviderId]: providerConfig({
+                ...provider,
+                model: reflectionModel,
+                supportsTools: false,
+                maxTokens: 256,
+              }),
+            },
           },
-        },
-        // A plugin may pick the model of its subagent runs only when the gateway allows it, and only these.
-        plugins: {
-          // The plugin holds the memory slot (manifest kind "memory"); with the harness's "none" it would not load.
-          slots: { memory: pluginId },
-          entries: {
-            // Else memory-core loads as the slot holder's dreaming sidecar (memory-guard.ts refuses that).
-            "memory-core": { enabled: false },
-            [pluginId]: {
-              subagent: {
-                allowModelOverride: true,
-                allowedModels: [`${reflectionProviderId}/${reflectionModel}`],
+          // A plugin may pick the model of its subagent runs only when the gateway allows it, and only these.
+          plugins: {
+            // The plugin holds the memory slot (manifest kind "memory"); with the harness's "none" it would not load.
+            slots: { memory: pluginId },
+            entries: {
+              // Else memory-core loads as the slot holder's dreaming sidecar (memory-guard.ts refuses that).
+              "memory-core": { enabled: false },
+              [pluginId]: {
+                subagent: {
+                  allowModelOverride: true,
+                  allowedModels: [`${reflectionProviderId}/${reflectionModel}`],
+                },
               },
             },
           },
-        },
-        agents: {
-          defaults: {
-            models: {
-              [`${openClawProviderId}/${provider.model}`]: {},
-              [`${reflectionProviderId}/${reflectionModel}`]: {
-                params: { response_format: reflectionResponseFormat(), ...params.reflectionParams },
+          agents: {
+            defaults: {
+              models: {
+                [`${openClawProviderId}/${provider.model}`]: {},
+                [`${reflectionProviderId}/${reflectionModel}`]: {
+                  params: { response_format: reflectionResponseFormat(), ...params.reflectionParams },
+                },
               },
             },
           },
+          ...params.extraConfig,
         },
-        ...params.extraConfig,
-      },
+        params.mergeConfig ?? {},
+      ),
     });
   const fixture: PluginGateway = {
     gateway: await start(),

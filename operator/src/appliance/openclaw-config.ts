@@ -3,7 +3,9 @@
  * OpenClaw hooks): built-in memory off (the hooks plugin holds the memory slot), Ollama as the only provider (native API, no /v1), the Remram hooks plugin
  * loaded from a folder an init container fills, and a non-loopback bind guarded by token auth.
  */
+import type { CloudModelApi } from "../api/v1alpha1/escalation.js";
 import { identityKey, type RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import { activeCloudModel, cloudProviderEntry, escalationPolicy } from "./openclaw-escalation.js";
 import { reflectionDeltaJsonSchema } from "./reflection-delta-schema.js";
 
 export const gatewayPort = 18789;
@@ -91,7 +93,16 @@ export interface OpenClawConfigInput {
   household?: RemramApplianceSpec["household"];
   /** Where ArtifactProposals are approved: the plugin names the object in its reply to an explicit save. */
   approval?: { appliance: string; namespace: string };
+  /** spec.escalation, and whether its cloud key was found (without it nothing escalates). */
+  escalation: RemramApplianceSpec["escalation"];
+  cloudKeyAvailable: boolean;
 }
+
+/** Bundled OpenClaw plugins a cloud model's API needs beside the core (Anthropic's adapter is a plugin). */
+const pluginsForApi: Record<CloudModelApi, readonly string[]> = {
+  "openai-completions": [],
+  "anthropic-messages": ["anthropic"],
+};
 
 /**
  * The household in OpenClaw's and the plugin's terms. session.identityLinks makes OpenClaw put the member's id in
@@ -143,6 +154,7 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
     models,
   });
   const household = householdSettings(input.household);
+  const cloud = activeCloudModel(input.escalation, input.cloudKeyAvailable);
   return {
     gateway: {
       mode: "local",
@@ -169,6 +181,7 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
         [reflectionProviderId]: ollamaProvider([
           chatModel(input.models.reflection, reflectionOutputTokens, { format: reflectionDeltaJsonSchema }),
         ]),
+        ...(cloud === undefined ? {} : { [cloud.provider]: cloudProviderEntry(cloud) }),
       },
     },
     agents: {
@@ -215,7 +228,7 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
     plugins: {
       // Only what the appliance uses: the native Ollama adapter and the hooks plugin. Otherwise every bundled
       // plugin loads (browser, computer use, device pairing ...), each a capability the agent does not need.
-      allow: ["ollama", hooksPluginId],
+      allow: ["ollama", ...(cloud === undefined ? [] : pluginsForApi[cloud.api]), hooksPluginId],
       load: { paths: [hooksPluginDir] },
       // The hooks plugin holds the memory slot (its manifest's kind "memory"): it provides memory_search and
       // memory_get backed by Cortex, and OpenClaw's own memory (memory-core) is off because the slot names another.
@@ -244,7 +257,12 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
             reflection: { model: { provider: reflectionProviderId, model: input.models.reflection } },
             // Every finished session's transcript into Cortex's archive (seed 004): the appliance opts in.
             archive: { enabled: true },
-            escalation: { local: { provider: "ollama", model: input.models.routing } },
+            escalation: escalationPolicy({
+              escalation: input.escalation,
+              cloudKeyAvailable: input.cloudKeyAvailable,
+              local: { provider: "ollama", model: input.models.routing, contextWindow },
+              localProviders: ["ollama", reflectionProviderId],
+            }),
             ...(input.approval === undefined ? {} : { explicitSave: { approval: input.approval } }),
             metrics: { host: "0.0.0.0", port: hooksMetricsPort },
           },

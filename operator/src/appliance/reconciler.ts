@@ -7,7 +7,11 @@ import { randomBytes } from "node:crypto";
 import { type CallerName, callerNames } from "@remram/contract";
 import type { Logger } from "pino";
 import type { Condition } from "../api/v1alpha1/common.js";
-import { type RemramApplianceStatus, remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import {
+  type RemramApplianceSpec,
+  type RemramApplianceStatus,
+  remramApplianceSpec,
+} from "../api/v1alpha1/remram-appliance.js";
 import { isSubset } from "../runtime/apply.js";
 import type { Cache } from "../runtime/cache.js";
 import { mergeConditions, transitions } from "../runtime/conditions.js";
@@ -126,7 +130,9 @@ export class ApplianceReconciler {
       profileUsesGpu: profile.ollama.gpu,
     });
 
+    const cloudKey = await this.cloudKey(namespace, spec);
     const ctx: ApplianceContext = {
+      ...(cloudKey.version === undefined ? {} : { cloudKeyVersion: cloudKey.version }),
       name,
       namespace,
       owner: controllerReference(appliance),
@@ -186,6 +192,7 @@ export class ApplianceReconciler {
       workloads,
       models: { required, ...modelReport },
       ...(hostMaxMapCount !== undefined ? { hostMaxMapCount } : {}),
+      ...(cloudKey.problem === undefined ? {} : { cloudKeyProblem: cloudKey.problem }),
     });
     const now = this.deps.now();
     const nowIso = new Date(Math.floor(now / 1000) * 1000).toISOString().replace(".000Z", "Z");
@@ -249,7 +256,9 @@ export class ApplianceReconciler {
     this.deps.metrics?.setApplianceConditions(namespace, name, conditions);
     if (applied > 0) this.deps.log.info({ key, applied }, "applied children");
     const ready = conditions.find((condition) => condition.type === "Ready")?.status === "True";
-    return ready ? undefined : { requeueAfterMs: 15_000 };
+    if (!ready) return { requeueAfterMs: 15_000 };
+    // The key's Secret is the user's, outside the watched children: look again until it is there.
+    return cloudKey.problem === undefined ? undefined : { requeueAfterMs: 30_000 };
   }
 
   private existingOrNewToken(kind: string, namespace: string, name: string, key: string): string {
@@ -267,6 +276,24 @@ export class ApplianceReconciler {
     if (decodeSecretValue(secret, reference.key) === undefined) {
       throw new Error(`Secret ${reference.name} has no key ${reference.key}`);
     }
+  }
+
+  /**
+   * spec.escalation.cloud's key: the Secret's resourceVersion when it holds the key, else what is missing. Only
+   * presence is checked; the value stays in the Secret and reaches the gateway as an environment variable.
+   */
+  private async cloudKey(
+    namespace: string,
+    spec: RemramApplianceSpec,
+  ): Promise<{ version?: string; problem?: string }> {
+    const cloud = spec.escalation.cloud;
+    if (cloud === undefined || !spec.escalation.enabled) return {};
+    const { name, key } = cloud.apiKeySecretRef;
+    const secret = await this.deps.client.get<KubeObject>(`/api/v1/namespaces/${namespace}/secrets/${name}`);
+    if (secret === undefined)
+      return { problem: `Secret ${name} (spec.escalation.cloud.apiKeySecretRef) does not exist` };
+    if (!decodeSecretValue(secret, key)) return { problem: `Secret ${name} has no key ${key}` };
+    return { version: secret.metadata.resourceVersion ?? "unknown" };
   }
 
   /** Apply each desired object whose fields are not all present in the live one; returns how many were applied. */

@@ -73,6 +73,8 @@ export interface ApplianceObservation {
   hostMaxMapCount?: number;
   workloads: Record<"opensearch" | "ollama" | "cortex" | "gateway", WorkloadObservation>;
   models: ModelObservation;
+  /** What keeps spec.escalation.cloud's key from the gateway (no Secret, no such key); undefined when found. */
+  cloudKeyProblem?: string;
 }
 
 const conditionTitles = {
@@ -241,6 +243,37 @@ function modelsCondition(models: ModelObservation): ConditionInput {
   };
 }
 
+/** Whether a turn can be escalated to the cloud model, and if not, why. Informational: it never blocks Ready. */
+function escalationCondition(observation: ApplianceObservation): ConditionInput {
+  const type = "EscalationReady";
+  const { enabled, cloud } = observation.spec.escalation;
+  if (!enabled || cloud === undefined) {
+    return {
+      type,
+      status: "False",
+      reason: ApplianceReason.EscalationOff,
+      message: cloud === undefined ? "no cloud model: every turn stays on the box" : "escalation is disabled",
+    };
+  }
+  if (observation.cloudKeyProblem !== undefined) {
+    return {
+      type,
+      status: "False",
+      reason: ApplianceReason.CloudKeyMissing,
+      message: `${observation.cloudKeyProblem}: every turn stays on the box until the key is there`.slice(
+        0,
+        1024,
+      ),
+    };
+  }
+  return {
+    type,
+    status: "True",
+    reason: ApplianceReason.CloudModelConfigured,
+    message: `turns may escalate to ${cloud.provider}/${cloud.model}`.slice(0, 1024),
+  };
+}
+
 /** Every condition of the appliance, Ready first. */
 export function applianceConditions(observation: ApplianceObservation): ConditionInput[] {
   const components: ConditionInput[] = [
@@ -278,7 +311,13 @@ export function applianceConditions(observation: ApplianceObservation): Conditio
         reason: ApplianceReason.Steady,
         message: "no rollout in progress",
       };
-  return [summarizeReady(readyInputs, "every component is available"), progressing, gpu, ...components];
+  return [
+    summarizeReady(readyInputs, "every component is available"),
+    progressing,
+    gpu,
+    ...components,
+    escalationCondition(observation),
+  ];
 }
 
 /** Degraded = Ready has stayed False longer than the threshold (no flapping on a normal rollout). */

@@ -2,6 +2,7 @@ export * from "./artifact-proposal.js";
 export * from "./common.js";
 export * from "./dimension-policy.js";
 export * from "./dream-schedule.js";
+export * from "./escalation.js";
 export * from "./remram-appliance.js";
 
 import { artifactProposalKind } from "./artifact-proposal.js";

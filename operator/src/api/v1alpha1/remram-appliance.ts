@@ -15,6 +15,7 @@ import {
   timestamp,
   withCel,
 } from "./common.js";
+import { escalationSpec } from "./escalation.js";
 
 export const hardwareProfileNames = ["auto", "moltbox-baseline", "cpu-only", "large-gpu"] as const;
 
@@ -400,6 +401,11 @@ export const remramApplianceSpec = withCel(
       cortex: cortexSpec.prefault({}),
       gateway: gatewaySpec.prefault({}),
       workspace: workspaceSpec.prefault({}),
+      escalation: escalationSpec
+        .prefault({})
+        .describe(
+          "Escalation to a cloud model: which one, with its key, and the policy the hooks plugin decides by. Without a cloud model every turn stays on the box.",
+        ),
       household: householdSpec
         .optional()
         .describe(
@@ -531,6 +537,10 @@ export const ApplianceReason = {
   ModelsPulling: "ModelsPulling",
   OllamaUnreachable: "OllamaUnreachable",
   ModelPullFailed: "ModelPullFailed",
+  // EscalationReady (never blocks Ready: without escalation every turn stays on the box)
+  EscalationOff: "EscalationOff",
+  CloudModelConfigured: "CloudModelConfigured",
+  CloudKeyMissing: "CloudKeyMissing",
   // Progressing, Degraded
   Steady: "Steady",
   PersistentFailure: "PersistentFailure",

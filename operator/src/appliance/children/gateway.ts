@@ -15,6 +15,7 @@ import {
   hooksPluginDir,
   hooksVolumeDir,
 } from "../openclaw-config.js";
+import { activeCloudModel, cloudApiKeyEnv } from "../openclaw-escalation.js";
 import { cortexArtifactsSubPath, cortexCredentialSecret } from "./cortex.js";
 import { requiredModels } from "./ollama.js";
 import {
@@ -33,6 +34,8 @@ import {
 } from "./shared.js";
 
 export const configHashAnnotation = "remram.io/config-hash";
+/** The cloud key Secret's resourceVersion (never its value): a rotated key rolls the pod onto it. */
+export const cloudKeyVersionAnnotation = "remram.io/cloud-key-version";
 
 function hashOf(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
@@ -81,7 +84,10 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
     gatewayToken: ctx.secrets.gatewayToken,
     household: ctx.spec.household,
     approval: { appliance: ctx.name, namespace: ctx.namespace },
+    escalation: ctx.spec.escalation,
+    cloudKeyAvailable: ctx.cloudKeyVersion !== undefined,
   });
+  const cloud = activeCloudModel(ctx.spec.escalation, ctx.cloudKeyVersion !== undefined);
   const cortexToken = cortexCredentialSecret(ctx, "gateway");
   const configJson = `${JSON.stringify(config, null, 2)}\n`;
   const stateDir = "/home/node/.openclaw";
@@ -105,7 +111,12 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
         metadata: {
           labels: childLabels(ctx.name, "gateway"),
           // A changed openclaw.json rolls the pod so the init container seeds the new file.
-          annotations: { [configHashAnnotation]: hashOf(configJson) },
+          annotations: {
+            [configHashAnnotation]: hashOf(configJson),
+            ...(cloud === undefined || ctx.cloudKeyVersion === undefined
+              ? {}
+              : { [cloudKeyVersionAnnotation]: ctx.cloudKeyVersion }),
+          },
         },
         spec: {
           // OpenClaw's owner lease in the state volume names the host it runs on; a replacement pod under another
@@ -140,6 +151,10 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
                 { name: "HOME", value: "/home/node" },
                 { name: "OPENCLAW_CONFIG_PATH", value: `${stateDir}/openclaw.json` },
                 ...(channelMounts.length === 0 ? [{ name: "OPENCLAW_SKIP_CHANNELS", value: "1" }] : []),
+                // The cloud key as the variable openclaw.json's SecretRef names: never in the config itself.
+                ...(cloud === undefined
+                  ? []
+                  : [{ name: cloudApiKeyEnv, valueFrom: { secretKeyRef: cloud.apiKeySecretRef } }]),
               ],
               ports: [
                 { name: "http", containerPort: ports.gateway },

@@ -42,6 +42,11 @@ export interface ApplianceContext {
   metricsNamespaces: readonly string[];
   /** The operator's own namespace: it lists and pulls the appliance's models through Ollama's API. */
   operatorNamespace: string;
+  /**
+   * The resourceVersion of spec.escalation.cloud's key Secret when it holds the key; undefined when there is no
+   * cloud model or the key is missing (then nothing escalates). A new version rolls the gateway onto the new key.
+   */
+  cloudKeyVersion?: string;
 }
 
 export function childName(appliance: string, component: string): string {

@@ -48,8 +48,11 @@ export function applianceContext(
 }
 
 /** The openclaw.json the operator seeds into the gateway pod of a CPU-only box with this spec (from its Secret). */
-export function gatewayConfigFor(specInput: unknown): Record<string, unknown> {
-  const secret = buildGateway(applianceContext(specInput, { useGpu: false })).find(
+export function gatewayConfigFor(
+  specInput: unknown,
+  overrides: Partial<ApplianceContext> = {},
+): Record<string, unknown> {
+  const secret = buildGateway(applianceContext(specInput, { useGpu: false, ...overrides })).find(
     (child) => child.kind === "Secret",
   ) as unknown as { data: Record<string, string> } | undefined;
   const encoded = secret?.data["openclaw.json"];

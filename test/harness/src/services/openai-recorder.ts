@@ -12,6 +12,8 @@ export interface RecordedRequest {
   path: string;
   /** The JSON request body, or undefined for a request without one (GET /v1/models). */
   body: unknown;
+  /** The credential the caller presented: its Authorization header, else its x-api-key (Anthropic's API). */
+  credential?: string;
   /** The upstream's HTTP status, once it answered. */
   status?: number;
   /** The upstream's whole response body (an SSE stream for stream:true), once it ended. */
@@ -140,6 +142,8 @@ async function relay(
     path: target.pathname.slice(new URL(upstream).pathname.replace(/\/+$/, "").length),
     body: rawBody.length > 0 ? parseJson(rawBody.toString("utf8")) : undefined,
   };
+  const credential = incoming.headers.authorization ?? incoming.headers["x-api-key"];
+  if (typeof credential === "string") recorded.credential = credential;
   requests.push(recorded);
 
   const headers = { ...incoming.headers, host: target.host };
