@@ -146,8 +146,14 @@ describe("escalation to a cloud model, as the operator configures it, on a real 
               ...entry,
               // Anthropic's SDK adds /v1 itself; an OpenAI-compatible root ends in it.
               baseUrl: api === "anthropic-messages" ? cloud.url.replace(/\/v1$/, "") : cloud.url,
-              // Ollama's /v1 reads max_tokens only (a test-bed quirk: hosted APIs take OpenClaw's default field).
-              models: models.map((model) => ({ ...model, compat: { maxTokensField: "max_tokens" } })),
+              // Test-bed quirks of the stand-in, not of a hosted model: Ollama's /v1 reads max_tokens only, and
+              // SmolLM2 on two cores cannot read the 10k-token prompt every tool's schema makes (OpenClaw would
+              // compact it first, in a call of its own): offered no tools, the cloud's prompt is as small as the
+              // box's model's.
+              models: models.map((model) => ({
+                ...model,
+                compat: { maxTokensField: "max_tokens", supportsTools: false },
+              })),
             },
           },
         },
