@@ -89,7 +89,7 @@ describe("captureToolResult", () => {
     expect(result).toMatchObject({ ok: true, item: { output: '[image image/png]\n\ndetails: {"files":2}' } });
   });
 
-  it("skips synthetic results, skipped tools, non-tool messages and empty output", () => {
+  it("skips synthetic results, skipped tools, non-tool messages, empty output and failed calls", () => {
     const skip = (event: Parameters<typeof captureToolResult>[0]) =>
       captureToolResult(event, {}, principal, sessionKey, capture, now);
     expect(skip({ message: toolMessage(), isSynthetic: true })).toEqual({ ok: false, reason: "synthetic" });
@@ -102,6 +102,8 @@ describe("captureToolResult", () => {
       reason: "not_a_tool_result",
     });
     expect(skip({ message: toolMessage({ content: [] }) })).toEqual({ ok: false, reason: "empty" });
+    const failed = toolMessage({ isError: true, content: [{ type: "text", text: "ENOENT: no such file" }] });
+    expect(skip({ message: failed })).toEqual({ ok: false, reason: "tool_error" });
   });
 
   it("strips injected content from the text and from every string in the details, keyed by the raw output", () => {

@@ -76,7 +76,8 @@ export type CaptureSkipReason =
   | "skipped_tool"
   | "not_a_tool_result"
   | "empty"
-  | "injected_only";
+  | "injected_only"
+  | "tool_error";
 
 export type CaptureResult =
   | { ok: true; item: ToolResultEvent; truncated: boolean }
@@ -106,6 +107,9 @@ export function captureToolResult(
     event.toolCallId ??
     ctx.toolCallId ??
     (typeof message.toolCallId === "string" ? message.toolCallId : undefined);
+  // A failed call (file not found, a refused command) tells what went wrong with the call, not about the person:
+  // noise in their memory. The transcript keeps it.
+  if (message.isError === true) return { ok: false, reason: "tool_error" };
   const text = contentText(message.content);
   // The key hashes the output as the tool wrote it, so it does not depend on what was injected meanwhile.
   const original = outputOf(text, detailsJson(message.details, unchanged));

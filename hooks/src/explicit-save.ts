@@ -50,7 +50,7 @@ const request = String.raw`(?:(?:can|could|would|will) you(?: please)?\s+|i (?:w
 /** Greetings, fillers, a name with a comma, "please", then maybe a polite request. */
 const lead = String.raw`(?:(?:(?:hey|hi|hello|ok|okay|oh|so|and|also|btw|by the way|now|please|pls|plz|kindly)[,!:]?|[A-Za-z][\w-]{1,20},|#\w+)\s+)*(${request})?(?:please\s+)?`;
 /** Household qualifiers: "for the family", "for all of us". */
-const householdPhrase = String.raw`for (?:the |our |my )?(?:household|family|home|house|whole family|whole household)|for (?:all of us|everyone|everybody|us all)`;
+const householdPhrase = `for (?:the |our |my )?(?:household|family|home|house|whole family|whole household)|for (?:all of us|everyone|everybody|us all)`;
 /** What may follow a bare "save this" in its sentence and still leave it a bare directive. */
 const politeTail = /^(?:\s|[,.!?]|please|for me|for later|thanks|thank you|ok|okay)*$/i;
 

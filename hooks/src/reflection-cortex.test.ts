@@ -43,6 +43,36 @@ describe("reflectionToCortex", () => {
     expect(single.delta.items[0]?.scope).toEqual(user);
   });
 
+  it("keeps only what the person said, not the assistant's claims or the model's inventions", () => {
+    const turnJob: ReflectionJob = {
+      ...job,
+      interaction:
+        "User: actually the bins go out on Wednesdays now\nAssistant: Noted! And the plumber comes Friday.",
+      userText: "actually the bins go out on Wednesdays now",
+    };
+    const { delta, dropped } = reflectionToCortex(
+      reply({
+        items: [
+          { kind: "constraint", statement: "Bins go out on Wednesdays", updates: "m2" },
+          { kind: "fact", statement: "The plumber comes on Friday" },
+          { kind: "fact", statement: "Alice's boiler was serviced in May" },
+        ],
+        candidateDimensions: [
+          { name: "chore", value: "bins" },
+          { name: "pet", value: "cat named Miso" },
+        ],
+      }),
+      turnJob,
+    );
+    expect(delta.corrections.map((correction) => correction.replacement?.statement)).toEqual([
+      "Bins go out on Wednesdays",
+    ]);
+    // The assistant's claim and the model's invention are nobody's memory.
+    expect(delta.items).toEqual([]);
+    expect(delta.candidateDimensions.map((dimension) => dimension.value)).toEqual(["bins"]);
+    expect(dropped.ungrounded).toBe(3);
+  });
+
   it("passes the model's claim through and keeps the source turn and session", () => {
     const claim = { subject: "alice", predicate: "commutes by", object: "bike" };
     const { delta } = reflectionToCortex(
@@ -108,7 +138,7 @@ describe("reflectionToCortex", () => {
         sourceTurnIds: turn,
       },
     ]);
-    expect(dropped).toEqual({ injected: 0, unresolved: 2, redundant: 2 });
+    expect(dropped).toEqual({ injected: 0, unresolved: 2, redundant: 2, ungrounded: 0, notKnowledge: 0 });
   });
 
   it("never offers a household item to a session without a household", () => {
@@ -173,7 +203,7 @@ describe("reflectionToCortex", () => {
     expect(delta.links).toEqual([
       { from: { item: 0 }, relation: "supports", to: { id: "k-tea" }, sourceTurnIds: turn },
     ]);
-    expect(dropped).toEqual({ injected: 2, unresolved: 1, redundant: 0 });
+    expect(dropped).toEqual({ injected: 2, unresolved: 1, redundant: 0, ungrounded: 0, notKnowledge: 0 });
   });
 
   it("has nothing to resolve for a job that was shown nothing", () => {

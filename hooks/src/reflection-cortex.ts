@@ -10,6 +10,7 @@ import {
 import { z } from "zod";
 import { toIdentifier } from "./principal.js";
 import type { ReflectionDelta, ReflectionJob } from "./reflection.js";
+import { type GroundingSources, isGrounded, itemDropReason } from "./reflection-gate.js";
 import { handleIndex, type ReflectionTarget } from "./reflection-targets.js";
 
 /**
@@ -47,6 +48,10 @@ export interface DroppedParts {
   unresolved: number;
   /** Adjustments of an item the same reply corrects or replaces, and repeated adjustments or links. */
   redundant: number;
+  /** Items the person never said: not grounded in their words of the turn (reflection-gate.ts). */
+  ungrounded: number;
+  /** Items that are no statement (a word, a question) or say nothing lasting (small talk, a passing state). */
+  notKnowledge: number;
 }
 
 export interface CortexDeltaResult {
@@ -81,7 +86,7 @@ export function reflectionToCortex(
   job: ReflectionJob,
   isInjected: (statement: string) => boolean = () => false,
 ): CortexDeltaResult {
-  const dropped: DroppedParts = { injected: 0, unresolved: 0, redundant: 0 };
+  const dropped: DroppedParts = { injected: 0, unresolved: 0, redundant: 0, ungrounded: 0, notKnowledge: 0 };
   const { principal } = job;
   const targets = job.targets ?? [];
   const sourceTurnIds = [(job.runId ?? job.jobId).slice(0, 128)];
@@ -116,6 +121,13 @@ export function reflectionToCortex(
       dropped.injected += 1;
       return;
     }
+    // What the person did not say is not theirs to remember: the model's own invention, the assistant's reply
+    // (its mistakes, the memory it echoed) or the memory the run was shown.
+    const unkept =
+      job.userText === undefined ? undefined : itemDropReason(item.statement, groundingFor(job, updates));
+    if (unkept === "ungrounded") dropped.ungrounded += 1;
+    else if (unkept !== undefined) dropped.notKnowledge += 1;
+    if (unkept !== undefined) return;
     const targetScope = updates === undefined ? undefined : scopeFor(updates.scope);
     const claim = item.claim === undefined ? {} : { claim: item.claim };
     if (item.kind === "correction") {
@@ -197,7 +209,13 @@ export function reflectionToCortex(
 
   const candidateDimensions = reply.candidateDimensions.flatMap((dimension) => {
     const name = dimensionName(dimension.name);
-    return name === undefined ? [] : [{ name, value: dimension.value.slice(0, 128), sourceTurnIds }];
+    if (name === undefined) return [];
+    // A dimension's value is a claim about the person too: one they never said names nothing of theirs.
+    if (job.userText !== undefined && !isGrounded(dimension.value, groundingFor(job, undefined))) {
+      dropped.ungrounded += 1;
+      return [];
+    }
+    return [{ name, value: dimension.value.slice(0, 128), sourceTurnIds }];
   });
   return {
     delta: {
@@ -210,6 +228,20 @@ export function reflectionToCortex(
       links,
     },
     dropped,
+  };
+}
+
+/**
+ * What an item is checked against: the person's words, and words it may borrow without them being new (their own
+ * ids, and the statement it corrects or replaces).
+ */
+function groundingFor(job: ReflectionJob, updates: ReflectionTarget | undefined): GroundingSources {
+  const names = [job.principal.userId, job.principal.householdId ?? ""].map((id) =>
+    id.replace(/[:._-]+/g, " "),
+  );
+  return {
+    userText: job.userText ?? "",
+    context: [...names, ...(updates === undefined ? [] : [updates.statement])],
   };
 }
 

@@ -70,5 +70,7 @@ export function deltaParts(delta: ReflectRequest["delta"], dropped: DroppedParts
   add("dropped_injected", dropped.injected);
   add("dropped_unresolved", dropped.unresolved);
   add("dropped_redundant", dropped.redundant);
+  add("dropped_ungrounded", dropped.ungrounded);
+  add("dropped_not_knowledge", dropped.notKnowledge);
   return parts;
 }

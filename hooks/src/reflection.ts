@@ -24,6 +24,11 @@ export const ReflectionJobSchema = z.strictObject({
   runId: z.string().optional(),
   /** The turn's text, oldest first, already cut to the configured size. */
   interaction: z.string(),
+  /**
+   * What the person wrote in the turn, injected memory removed: what the reflection's items must be grounded in
+   * (reflection-gate.ts). Absent in jobs queued by earlier versions, which are not checked.
+   */
+  userText: z.string().optional(),
   /** What the run's injected block showed that the reflection may adjust, correct or link (reflection-targets.ts). */
   targets: z.array(ReflectionTargetSchema).max(50).optional(),
   createdAt: z.string(),
@@ -125,18 +130,38 @@ export function interactionDelta(
   maxChars: number,
   strip: (text: string) => string = (text) => text,
 ): string {
+  return formatExchange(lastExchange(messages, strip), maxChars);
+}
+
+type ExchangeMessage = { role: "user" | "assistant"; text: string };
+
+/** The last exchange's user and assistant messages that have text, each passed through `strip` once. */
+function lastExchange(messages: readonly unknown[], strip: (text: string) => string): ExchangeMessage[] {
   const records = messages.filter(isRecord);
   let start = records.length - 1;
   while (start > 0 && records[start]?.role !== "user") start -= 1;
-  const lines = records
-    .slice(Math.max(start, 0))
-    .filter((message) => message.role === "user" || message.role === "assistant")
-    .map((message) => ({ role: message.role, text: strip(messageText(message)).trim() }))
-    // A message with no text left (a tool call, or only injected content) is no line at all.
-    .filter((message) => message.text !== "")
-    .map((message) => `${message.role === "user" ? "User" : "Assistant"}: ${message.text}`);
-  const text = lines.join("\n");
+  return (
+    records
+      .slice(Math.max(start, 0))
+      .flatMap((message): ExchangeMessage[] =>
+        message.role === "user" || message.role === "assistant"
+          ? [{ role: message.role, text: strip(messageText(message)).trim() }]
+          : [],
+      )
+      // A message with no text left (a tool call, or only injected content) is no line at all.
+      .filter((message) => message.text !== "")
+  );
+}
+
+function lastChars(text: string, maxChars: number): string {
   return text.length > maxChars ? text.slice(text.length - maxChars) : text;
+}
+
+function formatExchange(exchange: readonly ExchangeMessage[], maxChars: number): string {
+  const lines = exchange.map(
+    (message) => `${message.role === "user" ? "User" : "Assistant"}: ${message.text}`,
+  );
+  return lastChars(lines.join("\n"), maxChars);
 }
 
 export function buildReflectionJob(params: {
@@ -151,7 +176,8 @@ export function buildReflectionJob(params: {
   /** What the run's injected block showed (reflection-targets.ts); none when nothing was injected. */
   targets?: readonly ReflectionTarget[];
 }): ReflectionJob | undefined {
-  const interaction = interactionDelta(params.messages, params.maxChars, params.strip);
+  const exchange = lastExchange(params.messages, params.strip ?? ((text) => text));
+  const interaction = formatExchange(exchange, params.maxChars);
   if (!interaction.includes("User:")) return undefined;
   return {
     jobId: params.jobId,
@@ -159,6 +185,14 @@ export function buildReflectionJob(params: {
     sessionKey: params.sessionKey,
     ...(params.runId === undefined ? {} : { runId: params.runId }),
     interaction,
+    // What the person wrote in the turn (several messages when they sent more before the reply).
+    userText: lastChars(
+      exchange
+        .filter((message) => message.role === "user")
+        .map((message) => message.text)
+        .join("\n"),
+      params.maxChars,
+    ),
     ...(params.targets === undefined || params.targets.length === 0 ? {} : { targets: [...params.targets] }),
     createdAt: params.now.toISOString(),
   };

@@ -7,6 +7,7 @@ import { type Counters, increment } from "../metrics.js";
 import type { HookHandlers, HostLogger } from "../openclaw-api.js";
 import { isReflectionSession, type PrincipalLookup } from "../principal.js";
 import { buildReflectionJob, type ReflectionJob } from "../reflection.js";
+import { reflectionSkipReason } from "../reflection-gate.js";
 import { type ReflectionTargetLedger, takeReflectionTargets } from "../reflection-targets.js";
 
 export interface ReflectionTriggerDeps {
@@ -62,6 +63,12 @@ export function reflectionTriggerHook(deps: ReflectionTriggerDeps): HookHandlers
       });
       if (stripped > 0) increment(counters.injectedStripped, "reflection_input", stripped);
       if (job === undefined) return undefined;
+      // Small talk, bare questions and passing states hold nothing to keep: no model run is spent on them.
+      const skip = reflectionSkipReason(job.userText ?? "");
+      if (skip !== undefined) {
+        increment(counters.reflections, `skipped_${skip}`);
+        return undefined;
+      }
       const queue = reflectionQueue();
       const outcome = queue.enqueue(job.jobId, job, new Date());
       if (outcome.status === "queued") counters.reflectionsEnqueued += 1;

@@ -240,3 +240,35 @@ describe("the reflection job, through the hook handlers", () => {
     expect(hooks.state.reflectionTargets.size).toBe(0);
   });
 });
+
+describe("which finished turns are reflected on", () => {
+  it("spends no reflection run on small talk, bare questions or passing states, and counts each", async () => {
+    const hooks = wired();
+    const turns = [
+      "thanks!! 😊",
+      "What's the capital of Norway?",
+      "I'm so tired today.",
+      "can you suggest a cake? no nuts, my son Leo is allergic",
+    ];
+    for (const [index, turn] of turns.entries()) {
+      await hooks.end(
+        {
+          runId: `run-${index}`,
+          success: true,
+          messages: [
+            { role: "user", content: text(turn) },
+            { role: "assistant", content: text("Noted.") },
+          ],
+        },
+        { ...ctx, runId: `run-${index}` },
+      );
+    }
+    const queued = hooks.queues.reflection.peek(10).map((entry) => entry.payload.userText);
+    expect(queued).toEqual(["can you suggest a cake? no nuts, my son Leo is allergic"]);
+    expect(hooks.state.counters.reflections).toEqual({
+      skipped_small_talk: 1,
+      skipped_question: 1,
+      skipped_transient: 1,
+    });
+  });
+});
