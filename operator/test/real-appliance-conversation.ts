@@ -7,7 +7,15 @@ import { describe, expect, it } from "vitest";
 import { metricValue } from "../../hooks/src/testing/gateway-fixture.js";
 import { replyText } from "../../test/harness/src/services/openclaw.js";
 import { waitFor } from "../../test/harness/src/wait.js";
-import { cortexApi, gatewayAccess, hooksDiagnostics, hooksMetrics, measured } from "./real-appliance.js";
+import {
+  cortexApi,
+  gatewayAccess,
+  hooksDiagnostics,
+  hooksMetrics,
+  kubectl,
+  measured,
+  namespace,
+} from "./real-appliance.js";
 
 /** The gateway's session key for an HTTP client naming `user` is `openai-user:<user>`; the plugin's user id too. */
 export const person = { user: "alice", userId: "openai-user:alice" };
@@ -57,8 +65,19 @@ export function describeConversation(): void {
     it(
       "answers a person, asks Cortex for their knowledge, and reflects what they told into Cortex",
       async () => {
+        const saidAt = Date.now();
         const first = await say(toldStatement, "reader");
         expect(first.reply.trim()).toBe("Noted.");
+        // The save proposed its page at once; the in-cluster operator mirrors it for a person to approve.
+        await waitFor(
+          async () => {
+            const json = await kubectl(["-n", namespace, "get", "artifactproposals", "-o", "json"]);
+            const items = (JSON.parse(json) as { items: { spec: { diff: string } }[] }).items;
+            return items.some((item) => item.spec.diff.includes("Ingrid")) ? true : undefined;
+          },
+          { what: "the explicit save's page proposal mirrored", timeoutMs: 120_000, intervalMs: 500 },
+        );
+        measured.explicitSaveToProposalMs = Date.now() - saidAt;
         const text = await waitFor(
           async () => {
             const metrics = await hooksMetrics();

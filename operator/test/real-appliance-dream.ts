@@ -100,7 +100,7 @@ async function approverKubeconfig(): Promise<string> {
 
 interface Proposal {
   metadata: { name: string };
-  spec: { proposalId: string; artifactPath: string };
+  spec: { proposalId: string; artifactPath: string; diff: string };
   status?: { phase?: string; promotion?: { commitId?: string }; conditions?: unknown[] };
 }
 
@@ -149,11 +149,12 @@ export function describeDreamApproval(): void {
       const proposal = await waitFor(
         async () => {
           const json = await kubectl(["-n", namespace, "get", "artifactproposals", "-o", "json"]);
+          // The dream's proposal: the conversation's explicit save proposed a page of its own, pending too.
           return (JSON.parse(json) as { items: Proposal[] }).items.find(
-            (item) => item.status?.phase === "Pending",
+            (item) => item.status?.phase === "Pending" && item.spec.diff.includes("boiler must be serviced"),
           );
         },
-        { what: "a mirrored ArtifactProposal awaiting a decision", timeoutMs: 60_000, intervalMs: 1_000 },
+        { what: "the dream's ArtifactProposal awaiting a decision", timeoutMs: 60_000, intervalMs: 1_000 },
       );
 
       const approverConfig = await approverKubeconfig();
