@@ -15,6 +15,7 @@ import type {
 } from "@remram/contract";
 import { contactHandlingFor, privacyWithContacts } from "./contacts.js";
 import {
+  opaqueIdentifier,
   type RedactionResult,
   redact,
   redactDimensions,
@@ -197,7 +198,29 @@ export function splitSections(text: string, size: number): string[] {
 }
 
 export function planIngest(events: readonly IngestEvent[], defaults: IngestDefaults): PlannedItem[] {
-  return events.map((event, index) => planEvent(event, index, defaults));
+  return events.map((event, index) => planEvent(withOpaqueIds(event), index, defaults));
+}
+
+/** The event with every referring id that holds a secret replaced by its hash (redaction.ts opaqueIdentifier). */
+function withOpaqueIds(event: IngestEvent): IngestEvent {
+  const ids = {
+    ...(event.sessionId !== undefined && { sessionId: opaqueIdentifier(event.sessionId) }),
+    ...(event.agentId !== undefined && { agentId: opaqueIdentifier(event.agentId) }),
+    ...(event.turnIds !== undefined && { turnIds: event.turnIds.map(opaqueIdentifier) }),
+  };
+  switch (event.kind) {
+    case "tool_result":
+      return {
+        ...event,
+        ...ids,
+        tool: opaqueIdentifier(event.tool),
+        ...(event.toolCallId !== undefined && { toolCallId: opaqueIdentifier(event.toolCallId) }),
+      };
+    case "turn":
+      return { ...event, ...ids, turnId: opaqueIdentifier(event.turnId) };
+    default:
+      return { ...event, ...ids };
+  }
 }
 
 function planEvent(event: IngestEvent, index: number, defaults: IngestDefaults): PlannedItem {

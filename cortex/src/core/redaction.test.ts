@@ -1,7 +1,7 @@
 import { renderBundle } from "@remram/contract";
 import { describe, expect, it } from "vitest";
 import { containsContact, privacyWithContacts } from "./contacts.js";
-import { redact, redactDimensions, redactIdentifier, withinBound } from "./redaction.js";
+import { opaqueIdentifier, redact, redactDimensions, redactIdentifier, withinBound } from "./redaction.js";
 import { isSecretWebhook, luhnValid } from "./secret-rules.js";
 
 describe("redaction before storage", () => {
@@ -47,6 +47,14 @@ describe("redaction before storage", () => {
     const result = redact(input);
     expect(result.text).toBe(expected);
     expect(result.counts[rule]).toBeGreaterThanOrEqual(1);
+  });
+
+  it("keeps a referring id as it is, or makes one holding a secret or a phone number its stable hash", () => {
+    expect(opaqueIdentifier("agent:main:telegram:direct:alice")).toBe("agent:main:telegram:direct:alice");
+    const token = opaqueIdentifier("ghp_Q2x9LmN4pR7sT1vW3yZ5aB8cD0eF6gH2jK4m");
+    expect(token).toMatch(/^h:[0-9a-f]{40}$/);
+    expect(opaqueIdentifier("ghp_Q2x9LmN4pR7sT1vW3yZ5aB8cD0eF6gH2jK4m")).toBe(token);
+    expect(opaqueIdentifier("agent:main:whatsapp:direct:+4712345678")).toMatch(/^h:[0-9a-f]{40}$/);
   });
 
   it("replaces a whole PEM private key block", () => {

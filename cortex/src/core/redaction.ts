@@ -5,6 +5,7 @@
  * contact details go unless the caller keeps them for their owner (contacts.ts).
  * The rule set is documented in cortex/README.md ("Redaction"); change both together.
  */
+import { createHash } from "node:crypto";
 import { bundleClose, bundleOpen } from "@remram/contract";
 import { type ContactHandling, contactRules } from "./contacts.js";
 import { type RedactionRule, secretRules } from "./secret-rules.js";
@@ -125,6 +126,17 @@ export function redactDimensions(
     ]),
   );
 }
+/**
+ * An id that only refers (a session, agent, tool, turn or tool call): kept as it is, unless it holds anything
+ * redaction removes from text (a credential, a card number, a contact detail such as the phone number in a
+ * WhatsApp session key), then replaced by a stable hash of it. Such ids have a strict character set and are
+ * compared, not read, so a placeholder would not fit and a hash still matches every other copy of the same id.
+ */
+export function opaqueIdentifier(text: string): string {
+  if (redact(text).total === 0) return text;
+  return `h:${createHash("sha256").update(text).digest("hex").slice(0, 40)}`;
+}
+
 /**
  * Identifiers (a caller's provenance key, a document's source id or path): credentials, card numbers and server
  * addresses only. They name a source, so contact details in them stay (an address may be what names a mailbox);

@@ -29,7 +29,7 @@ import {
   matchDeltaItem,
   type Neighbour,
 } from "../core/match.js";
-import { redact, redactDimensions } from "../core/redaction.js";
+import { opaqueIdentifier, redact, redactDimensions } from "../core/redaction.js";
 import { adjustConfidence } from "./adjust.js";
 import { reciprocal, resolveLinkEnd, storedRelation } from "./links.js";
 import { findScopeViolations, type ScopeViolation } from "./scope.js";
@@ -220,6 +220,8 @@ export function redactDelta(delta: ReflectionDelta, defaultPrivacy: PrivacyLevel
     return {
       ...item,
       statement,
+      // Referring ids that hold a secret become its hash (redaction.ts opaqueIdentifier).
+      sourceTurnIds: item.sourceTurnIds.map(opaqueIdentifier),
       ...(claim && { claim }),
       ...(item.dimensions && { dimensions: redactDimensions(item.dimensions) }),
       ...(kept > 0 && { privacy: privacyWithContacts(item.privacy ?? defaultPrivacy) }),
@@ -238,12 +240,18 @@ export function redactDelta(delta: ReflectionDelta, defaultPrivacy: PrivacyLevel
     }),
     ...(correction.replacement && { replacement: redactItem(correction.replacement) }),
   });
+  const turns = <T extends { sourceTurnIds: string[] }>(part: T): T => ({
+    ...part,
+    sourceTurnIds: part.sourceTurnIds.map(opaqueIdentifier),
+  });
   return {
     ...delta,
+    sessionId: opaqueIdentifier(delta.sessionId),
     items: delta.items.map(redactItem),
-    corrections: delta.corrections.map(redactCorrection),
-    confidenceAdjustments: delta.confidenceAdjustments.map((a) => ({ ...a, reason: text(a.reason) })),
-    candidateDimensions: delta.candidateDimensions.map((d) => ({ ...d, value: text(d.value) })),
+    corrections: delta.corrections.map(redactCorrection).map(turns),
+    confidenceAdjustments: delta.confidenceAdjustments.map((a) => turns({ ...a, reason: text(a.reason) })),
+    candidateDimensions: delta.candidateDimensions.map((d) => turns({ ...d, value: text(d.value) })),
+    links: delta.links.map(turns),
   };
 }
 

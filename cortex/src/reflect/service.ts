@@ -143,7 +143,7 @@ export async function reflect(
       object: newKnowledgeObject(
         object,
         principal,
-        delta.sessionId,
+        clean.sessionId,
         item,
         context.policy.get().privacy.defaultLevel,
       ),

@@ -14,6 +14,7 @@ import type {
 } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import { artifactPath, artifactSourceIds, defaultPromotionCriteria } from "../core/proposal.js";
+import { opaqueIdentifier } from "../core/redaction.js";
 import { badRequest, forbidden, gone, serviceUnavailable } from "../http-errors.js";
 import { ErasureInProgressError, erasureGate } from "../knowledge/erasure-gate.js";
 import { toMaturing } from "../knowledge/mapping.js";
@@ -50,9 +51,15 @@ export async function remember(
   context: CortexContext,
   indices: MaturationIndices,
   settings: RememberSettings,
-  request: ExplicitSaveRequest,
+  asked: ExplicitSaveRequest,
   log: Logger,
 ): Promise<ExplicitSaveResponse> {
+  // Referring ids that hold a secret become its hash (redaction.ts opaqueIdentifier).
+  const request: ExplicitSaveRequest = {
+    ...asked,
+    ...(asked.sessionId !== undefined && { sessionId: opaqueIdentifier(asked.sessionId) }),
+    ...(asked.turnId !== undefined && { turnId: opaqueIdentifier(asked.turnId) }),
+  };
   const now = context.clock().toISOString();
   const policy = context.policy.get();
   const scoped = saveScope(request, policy.privacy.allowedScopes);

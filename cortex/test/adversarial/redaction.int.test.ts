@@ -201,6 +201,48 @@ describe("adversarial: live values on every write path", () => {
     ]);
   });
 
+  it("ids: a token as a session, turn, tool or tool-call id is stored as its hash on ingest, reflect and save", async () => {
+    const token = live.githubToken;
+    await ingestEvents(app, [
+      {
+        kind: "tool_result",
+        ...own,
+        sessionId: token,
+        turnIds: [token],
+        tool: token,
+        toolCallId: token,
+        output: "The heat pump's filter was cleaned in October.",
+      },
+      { kind: "turn", ...own, sessionId: token, turnId: token, role: "user", text: "The shed key is blue." },
+    ]);
+    const reflected = await post("/reflect", {
+      principal: alice,
+      sessionId: token,
+      items: [
+        {
+          type: "fact",
+          statement: "Alice repaints the fence every third spring.",
+          scope: { kind: "user", ownerIds: ["alice"] },
+          sourceTurnIds: [token],
+        },
+      ],
+    });
+    expect(reflected.statusCode, reflected.body).toBe(200);
+    const saved = await post("/remember", {
+      principal: alice,
+      statement: "Alice's bike lock code changes every January.",
+      type: "fact",
+      scope: "user",
+      sessionId: token,
+      turnId: token,
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const stored = await storedText();
+    expectAbsent(stored, [token]);
+    // The hash stands in for the id everywhere, so its copies still match.
+    expect(stored).toMatch(/h:[0-9a-f]{40}/);
+  });
+
   it("reflect: a user's own contact detail is kept private and marked; a household's is replaced", async () => {
     const response = await post("/reflect", {
       principal: alice,
