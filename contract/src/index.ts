@@ -15,6 +15,7 @@ export * from "./explicit-save.js";
 export * from "./health.js";
 export * from "./ingest.js";
 export * from "./knowledge.js";
+export * from "./memory-tools.js";
 export * from "./openapi.js";
 export * from "./promote.js";
 export * from "./reflect.js";

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import { ingestLimits } from "@remram/contract";
+import { ingestLimits, memoryToolNames } from "@remram/contract";
 import type { PluginConfig } from "./config.js";
 import type { ToolResultEvent } from "./cortex-contract.js";
-import { memoryToolNames } from "./memory-tools-names.js";
 import type { ToolResultPersistContext, ToolResultPersistEvent } from "./openclaw-api.js";
 import { type Principal, toIdentifier } from "./principal.js";
 

@@ -1,8 +1,8 @@
+import { memoryGetTool, memorySearchTool } from "@remram/contract";
 import { z } from "zod";
 import type { PluginConfig } from "./config.js";
 import type { CortexClient, CortexFailure } from "./cortex-client.js";
 import type { ArchiveRecallAnswer, ArchiveSearchAnswer } from "./memory-tools-contract.js";
-import { memoryGetTool, memorySearchTool } from "./memory-tools-names.js";
 import { type Counters, increment } from "./metrics.js";
 import type { HostAgentTool, ToolContext, ToolResult } from "./openclaw-api.js";
 import type { Principal, PrincipalLookup } from "./principal.js";

@@ -1,8 +1,8 @@
+import { memoryToolNames } from "@remram/contract";
 import type { PluginConfig } from "./config.js";
 import type { CortexClient } from "./cortex-client.js";
 import type { InjectionLedger } from "./injected-content.js";
 import { memoryToolsFactory } from "./memory-tools.js";
-import { memoryToolNames } from "./memory-tools-names.js";
 import type { Counters } from "./metrics.js";
 import type { HostPluginApi } from "./openclaw-api.js";
 import type { PrincipalLookup } from "./principal.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { PrivacyLevel, TranscriptArchiveRequestInput, transcriptEndReasons } from "@remram/contract";
+import { memoryToolNames } from "@remram/contract";
 import { z } from "zod";
-import { memoryToolNames } from "./memory-tools-names.js";
 import type { Principal } from "./principal.js";
 
 /**

@@ -1,5 +1,5 @@
+import { memoryToolNames } from "@remram/contract";
 import { pluginConfigJsonSchema } from "../config.js";
-import { memoryToolNames } from "../memory-tools-names.js";
 import { pluginId } from "../plugin.js";
 
 /**

@@ -3,6 +3,7 @@
  * OpenClaw hooks): built-in memory off (the hooks plugin holds the memory slot), Ollama as the only provider (native API, no /v1), the Remram hooks plugin
  * loaded from a folder an init container fills, and a non-loopback bind guarded by token auth.
  */
+import { memoryToolNames } from "@remram/contract";
 import type { CloudModelApi } from "../api/v1alpha1/escalation.js";
 import { identityKey, type RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { activeCloudModel, cloudProviderEntry, escalationPolicy } from "./openclaw-escalation.js";
@@ -214,7 +215,10 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
     messages: { queue: { mode: input.gateway.queueMode } },
     tools: {
       ...agentToolPolicy,
-      ...(input.gateway.tools?.allow ? { allow: input.gateway.tools.allow } : {}),
+      // Narrowed tools keep the memory tools: Remram is the agents' memory, and Cortex scopes what they return.
+      ...(input.gateway.tools?.allow
+        ? { allow: [...new Set([...input.gateway.tools.allow, ...memoryToolNames])] }
+        : {}),
       // The only subagents are the plugin's reflection runs: they answer with a JSON delta and need no tool. A
       // reflection that could call tools would be steerable by the conversation it reads; and Ollama constrains
       // the reply to the delta's schema only when no tools are offered.

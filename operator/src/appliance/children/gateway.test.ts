@@ -73,7 +73,8 @@ describe("the appliance's children", () => {
       params: { num_ctx: 8192, num_predict: 128 },
     });
     expect(small.agents.defaults).toMatchObject({ skipBootstrap: true, contextInjection: "never" });
-    expect(small.tools.allow).toEqual(["read"]);
+    // Narrowed tools keep Remram's memory tools.
+    expect(small.tools.allow).toEqual(["read", "memory_search", "memory_get"]);
     // Reflection gets room for a whole delta whatever the reply cap; a larger reply cap holds for it too.
     expect(small.models.providers["ollama-reflect"].models[0]).toMatchObject({
       maxTokens: 1024,
