@@ -15,6 +15,7 @@ import {
   kubectl,
   measured,
   namespace,
+  nightlySchedule,
 } from "./real-appliance.js";
 
 /** The gateway's session key for an HTTP client naming `user` is `openai-user:<user>`; the plugin's user id too. */
@@ -65,6 +66,8 @@ export function describeConversation(): void {
     it(
       "answers a person, asks Cortex for their knowledge, and reflects what they told into Cortex",
       async () => {
+        // The household's DreamSchedule (the example manifest's): it mirrors pending proposals every 10 s.
+        await kubectl(["apply", "-f", "-"], JSON.stringify(nightlySchedule));
         const saidAt = Date.now();
         const first = await say(toldStatement, "reader");
         expect(first.reply.trim()).toBe("Noted.");

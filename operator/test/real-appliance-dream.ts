@@ -19,6 +19,7 @@ import {
   kubectlAs,
   kubernetes,
   namespace,
+  nightlySchedule,
   nodeInPod,
 } from "./real-appliance.js";
 import { recall, say, turnTimeoutMs } from "./real-appliance-conversation.js";
@@ -121,15 +122,8 @@ export function describeDreamApproval(): void {
           },
         ],
       });
-      await kubectl(
-        ["apply", "-f", "-"],
-        JSON.stringify({
-          apiVersion: "remram.io/v1alpha1",
-          kind: "DreamSchedule",
-          metadata: { name: "nightly", namespace },
-          spec: { applianceRef: { name: "moltbox" }, schedule: "0 3 * * *", timeZone: "Europe/Oslo" },
-        }),
-      );
+      // Applied by the conversation suite already, as the example manifest does with the appliance.
+      await kubectl(["apply", "-f", "-"], JSON.stringify(nightlySchedule));
       const plugins = installPlugin();
       const admin = kubernetes.kubeconfig;
       const dreamed = await kubectlAs(admin, ["remram", "dream", "now", "nightly", "-n", namespace], plugins);

@@ -45,6 +45,13 @@ export const imageParts = (image: string) => ({
 });
 
 export const appliance = testbedAppliance("moltbox", namespace, modelRegistry);
+/** The appliance's DreamSchedule, as manifests/appliance-example.yaml has one: it also mirrors explicit saves' pages. */
+export const nightlySchedule = {
+  apiVersion: "remram.io/v1alpha1",
+  kind: "DreamSchedule",
+  metadata: { name: "nightly", namespace },
+  spec: { applianceRef: { name: "moltbox" }, schedule: "0 3 * * *", timeZone: "Europe/Oslo" },
+};
 
 /** `helm install` with the local images, then `kubectl apply` of the appliance. */
 export async function installApplianceAndOperator(): Promise<void> {
