@@ -1,7 +1,8 @@
 /**
  * `make demo`: the appliance on real pods, as a user on a k3s box runs it. After `cli.ts up` has started the
  * control plane, the real node and the model registry, this installs the chart with the images built here, applies
- * an appliance, waits for Ready, has one conversation through the gateway's Service and prints where to look next.
+ * an appliance, waits for Ready, has one conversation through the gateway's Service, walks the knowledge loop
+ * (demo-loop.ts: remember, recall, dream, approve, archive) and prints where to look next.
  * Each step prints the command a user would type. `make infra-down` stops everything (the node's pods with it).
  */
 import { execFileSync } from "node:child_process";
@@ -15,6 +16,7 @@ import {
 } from "../../test/harness/src/appliance.js";
 import { binPath, repoRoot, stateDir } from "../../test/harness/src/paths.js";
 import type { TestbedEndpoints } from "../../test/harness/src/testbed.js";
+import { knowledgeLoop } from "./demo-loop.js";
 
 const labDir = join(stateDir, "lab");
 const namespace = "home";
@@ -34,11 +36,11 @@ function readEndpoints() {
       "the demo needs the real node and the model registry: `make infra-down`, then `make demo`",
     );
   }
-  return { kubeconfig: kubernetes.kubeconfig, node, registry: node.modelRegistry };
+  return { kubeconfig: kubernetes.kubeconfig, server: kubernetes.server, node, registry: node.modelRegistry };
 }
 
 async function main(): Promise<void> {
-  const { kubeconfig, node, registry } = readEndpoints();
+  const { kubeconfig, server, node, registry } = readEndpoints();
   mkdirSync(labDir, { recursive: true });
   const env = {
     ...process.env,
@@ -114,6 +116,16 @@ async function main(): Promise<void> {
   const reply = sh("bash", ["-c", chat("Hello! Who are you?")]);
   console.log(`${reply.slice(0, 600)}\n(${((Date.now() - turn) / 1000).toFixed(0)} s)`);
 
+  await knowledgeLoop({
+    namespace,
+    appliance: "moltbox",
+    labDir,
+    server,
+    gateway: { url, tokenFile, token },
+    sh,
+    step,
+  });
+
   console.log(`
 Where to look next:
   export KUBECONFIG=${kubeconfig} PATH=${binPath("")}:${join(repoRoot, "hack/bin")}:$PATH
@@ -121,8 +133,7 @@ Where to look next:
   kubectl -n ${namespace} logs deploy/moltbox-gateway -c gateway     # the hooks plugin's events: retrieval, reflection
   kubectl -n ${namespace} logs deploy/moltbox-cortex                 # Cortex's requests
   kubectl -n ${operatorNamespace} logs deploy/remram-operator        # the reconciles
-  ${chat("Remember: my sister Ingrid lives in Bergen.")}
-  kubectl remram dream now nightly -n ${namespace}   # after applying a DreamSchedule named nightly for moltbox
+  kubectl remram status moltbox -n ${namespace}; kubectl -n ${namespace} get artifactproposals
 The kwok lab (no real pods, faster): \`make lab-kwok\`. Stop everything with \`make infra-down\`.`);
 }
 

@@ -182,4 +182,50 @@ describe("the status summary", () => {
     expect(text).toContain("status is for generation 1; spec is at 2");
     expect(text).toContain("GPUAvailable  False    NoGPUCPUFallback: cpu");
   });
+
+  it("shows long work moving: a model's pull and the appliance's dream cycles, not other appliances'", () => {
+    const schedule = (name: string, appliance: string, lastRun?: Record<string, unknown>) => ({
+      metadata: { name },
+      spec: { applianceRef: { name: appliance }, schedule: "0 3 * * *" },
+      status: { nextScheduleTime: "2026-11-28T02:00:00Z", ...(lastRun === undefined ? {} : { lastRun }) },
+    });
+    const text = formatApplianceStatus(
+      {
+        metadata: { name: "box" },
+        status: {
+          models: [
+            { name: "qwen3:8b", role: "routing" },
+            {
+              name: "qwen3:14b",
+              role: "reflection",
+              pull: {
+                status: "downloading",
+                completedBytes: 3 * 2 ** 30,
+                totalBytes: 9 * 2 ** 30,
+                percent: 33,
+              },
+            },
+          ],
+        },
+      },
+      [
+        schedule("nightly", "box", {
+          startedAt: "2026-11-27T02:00:00Z",
+          finishedAt: "2026-11-27T02:00:09Z",
+          outcome: "Succeeded",
+          counts: { objectsScanned: 900, duplicatesMerged: 3, decayed: 0, proposalsGenerated: 1 },
+          mirroredProposals: 1,
+        }),
+        schedule("weekly", "box", { startedAt: "2026-11-27T10:00:00Z", outcome: "Running" }),
+        schedule("other", "cabin"),
+      ],
+    );
+    expect(text).toContain("model qwen3:14b (reflection): 33% downloading (3072 MiB of 9216 MiB)");
+    expect(text).not.toContain("qwen3:8b");
+    expect(text).toContain(
+      "dream nightly: last cycle Succeeded at 2026-11-27T02:00:09Z (duplicatesMerged 3, proposalsGenerated 1), 1 proposals to review, next 2026-11-28T02:00:00Z",
+    );
+    expect(text).toContain("dream weekly: a cycle is running since 2026-11-27T10:00:00Z");
+    expect(text).not.toContain("other");
+  });
 });

@@ -245,10 +245,78 @@ export interface ApplianceView {
     hardwareProfile?: string;
     conditions?: Condition[];
     endpoints?: Record<string, string>;
+    models?: {
+      name: string;
+      role: string;
+      pull?: { status: string; completedBytes: number; totalBytes: number; percent: number; error?: string };
+    }[];
   };
 }
 
-export function formatApplianceStatus(appliance: ApplianceView): string {
+/** A DreamSchedule as `status` shows it beside its appliance. */
+export interface DreamScheduleView {
+  metadata: { name: string };
+  spec: { applianceRef: { name: string }; schedule: string };
+  status?: {
+    nextScheduleTime?: string;
+    lastRun?: {
+      startedAt: string;
+      finishedAt?: string;
+      outcome: string;
+      message?: string;
+      counts?: Record<string, number>;
+      mirroredProposals?: number;
+    };
+  };
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
+}
+
+/** Long work in progress, so a person sees it move: model pulls (percent, bytes) and dream cycles. */
+function progressLines(appliance: ApplianceView, schedules: readonly DreamScheduleView[]): string[] {
+  const lines: string[] = [];
+  for (const model of appliance.status?.models ?? []) {
+    const pull = model.pull;
+    if (pull === undefined) continue;
+    const bytes =
+      pull.totalBytes > 0 ? ` (${mebibytes(pull.completedBytes)} of ${mebibytes(pull.totalBytes)})` : "";
+    lines.push(
+      `  model ${model.name} (${model.role}): ${pull.percent}% ${pull.status}${bytes}` +
+        (pull.error === undefined ? "" : `; last attempt failed: ${pull.error}`),
+    );
+  }
+  for (const schedule of schedules) {
+    if (schedule.spec.applianceRef.name !== appliance.metadata.name) continue;
+    const run = schedule.status?.lastRun;
+    const next =
+      schedule.status?.nextScheduleTime === undefined ? "" : `, next ${schedule.status.nextScheduleTime}`;
+    if (run === undefined) {
+      lines.push(`  dream ${schedule.metadata.name} (${schedule.spec.schedule}): no cycle yet${next}`);
+    } else if (run.outcome === "Running") {
+      lines.push(`  dream ${schedule.metadata.name}: a cycle is running since ${run.startedAt}`);
+    } else {
+      const changes = Object.entries(run.counts ?? {})
+        .filter(([name, count]) => count > 0 && name !== "objectsScanned" && name !== "survived")
+        .map(([name, count]) => `${name} ${count}`)
+        .join(", ");
+      lines.push(
+        `  dream ${schedule.metadata.name}: last cycle ${run.outcome} at ${run.finishedAt ?? run.startedAt}` +
+          (changes === "" ? "" : ` (${changes})`) +
+          (run.mirroredProposals ? `, ${run.mirroredProposals} proposals to review` : "") +
+          (run.message === undefined ? "" : `: ${run.message}`) +
+          next,
+      );
+    }
+  }
+  return lines;
+}
+
+export function formatApplianceStatus(
+  appliance: ApplianceView,
+  schedules: readonly DreamScheduleView[] = [],
+): string {
   const conditions = appliance.status?.conditions ?? [];
   const ready = conditions.find((condition) => condition.type === "Ready");
   const lines = [
@@ -270,6 +338,7 @@ export function formatApplianceStatus(appliance: ApplianceView): string {
       `  ${condition.type.padEnd(width)}  ${condition.status.padEnd(7)}  ${condition.reason}: ${condition.message}`,
     );
   }
+  lines.push(...progressLines(appliance, schedules));
   for (const [component, url] of Object.entries(appliance.status?.endpoints ?? {})) {
     lines.push(`  ${component} → ${url}`);
   }

@@ -20,6 +20,7 @@ import {
   type ApplianceView,
   type Command,
   type Connection,
+  type DreamScheduleView,
   decisionBlocker,
   decisionPatch,
   formatApplianceStatus,
@@ -92,15 +93,18 @@ async function execute(command: Command, cluster: Cluster): Promise<string> {
       return `# ${proposal.spec.artifactPath}  (${proposal.spec.rationale})\n${proposal.spec.diff}`;
     }
     case "status": {
+      // The schedules show their cycles beside the appliance; reading them is optional (RBAC may not allow it).
+      const schedules = (await client
+        .get<{ items: DreamScheduleView[] }>(remramPath(namespace, "dreamschedules"))
+        .catch(() => undefined)) ?? { items: [] };
+      const show = (appliance: ApplianceView) => formatApplianceStatus(appliance, schedules.items);
       if (command.name !== undefined)
-        return formatApplianceStatus(
-          await readNamed<ApplianceView>(cluster, "remramappliances", command.name),
-        );
+        return show(await readNamed<ApplianceView>(cluster, "remramappliances", command.name));
       const list = await client.get<{ items: ApplianceView[] }>(remramPath(namespace, "remramappliances"));
       if (list === undefined) throw new CliError(notInstalled("remramappliances"));
       if (list.items.length === 0)
         return `no RemramAppliance in namespace ${namespace} (another namespace? -n NAMESPACE)`;
-      return list.items.map(formatApplianceStatus).join("\n\n");
+      return list.items.map(show).join("\n\n");
     }
     case "dream-now": {
       await readNamed(cluster, "dreamschedules", command.name);
