@@ -33,8 +33,10 @@ test-unit: ## Unit tier only (pure logic, nothing started)
 test-integration: ## Integration tier only (starts and stops the real test bed itself)
 	vitest run --project integration
 
-lint: deps ## Biome (lint + format check), Cortex's layer rule (.dependency-cruiser.cjs) and strict types everywhere
+lint: deps ## Biome (lint + format check), actionlint (.github/workflows), Cortex's layer rule (.dependency-cruiser.cjs), strict types
+	bash hack/install-actionlint.sh
 	biome check .
+	actionlint
 	depcruise --config .dependency-cruiser.cjs cortex/src
 	tsc -b
 	tsc -p tsconfig.tests.json

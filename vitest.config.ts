@@ -16,6 +16,7 @@ export default defineConfig({
           include: [
             "{contract,cortex,operator,hooks,test/harness,kubectl-remram}/src/**/*.test.ts",
             "bench/*.test.ts",
+            "hack/release/*.test.ts",
           ],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
         },
@@ -23,7 +24,10 @@ export default defineConfig({
       {
         test: {
           name: "integration",
-          include: ["{contract,cortex,operator,hooks,test/harness,test/e2e,kubectl-remram}/**/*.int.test.ts"],
+          include: [
+            "{contract,cortex,operator,hooks,test/harness,test/e2e,kubectl-remram}/**/*.int.test.ts",
+            "hack/release/*.int.test.ts",
+          ],
           exclude: ["**/node_modules/**"],
           // Suites share one machine with real servers; run files one at a time so they do not starve each other.
           fileParallelism: false,

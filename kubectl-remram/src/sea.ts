@@ -5,7 +5,8 @@
  * completion script, the third-party licenses and the repository's LICENSE if there is one. No V8 code cache: with
  * it the blob differs from build to build for some 25 ms less startup; without it the same commit gives the same
  * archive and sha256. Only the platform of the Node that runs this can be tested here; another platform's Node
- * binary (same version) can be injected the same way, but a macOS one must then be signed on macOS.
+ * binary (same version) can be injected the same way, but a macOS one must then be signed on macOS (built on macOS,
+ * it is signed ad hoc here).
  */
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -72,6 +73,10 @@ export async function buildSea(options: SeaOptions): Promise<{ stage: string; ex
   const executable = join(stage, executableName(platform));
   copyFileSync(options.nodeBinary, executable);
   chmodSync(executable, 0o755);
+  // Injecting breaks the signature of Node's macOS binary, and macOS on arm64 kills an executable without a valid
+  // one: on macOS (the release builds each darwin archive there) drop it first and sign ad hoc after.
+  const codesign = platform.startsWith("darwin/") && process.platform === "darwin";
+  if (codesign) await run("codesign", ["--remove-signature", executable]);
   // postject's CLI in a child: its ELF library warns about every note section it cannot name, on stderr.
   await run(process.execPath, [
     createRequire(import.meta.url).resolve("postject/dist/cli.js"),
@@ -84,6 +89,7 @@ export async function buildSea(options: SeaOptions): Promise<{ stage: string; ex
   ]).catch((error: { stderr?: string; message: string }) => {
     throw new Error(`postject failed: ${error.stderr ?? error.message}`);
   });
+  if (codesign) await run("codesign", ["--sign", "-", executable]);
   if (!platform.startsWith("windows/"))
     writeFileSync(join(stage, "kubectl_complete-remram"), completeShellShim, { mode: 0o755 });
   writeFileSync(join(stage, licensesName), thirdPartyLicenses(bundled.packages));
