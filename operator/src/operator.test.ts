@@ -48,7 +48,7 @@ describe("the operator's controllers", () => {
       {
         name: "appliance",
         for: "RemramAppliance",
-        owns: ["Deployment", "StatefulSet", "Service", "Secret", "NetworkPolicy"].map(
+        owns: ["Deployment", "StatefulSet", "Service", "Secret", "NetworkPolicy", "Ingress"].map(
           (kind) => `${kind}?${managed}`,
         ),
         watches: [
@@ -90,6 +90,7 @@ describe("the operator's controllers", () => {
         ...perNamespace("secrets", "/api/v1"),
         ...perNamespace("persistentvolumeclaims", "/api/v1"),
         ...perNamespace("networkpolicies", "/apis/networking.k8s.io/v1"),
+        ...perNamespace("ingresses", "/apis/networking.k8s.io/v1"),
         ...perNamespace("pods", "/api/v1", `${managed},app.kubernetes.io/name=opensearch`),
       ].sort(byName),
     );

@@ -7,6 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { operatorUsername } from "../src/api/approval-policy.js";
 import { defaultOperatorNamespace, defaultOperatorServiceAccount } from "../src/api/generated-files.js";
+import { channelWithoutMembersRefusal } from "../src/api/v1alpha1/gateway-channels.js";
+import {
+  ingressRefusal,
+  nodePortRefusal,
+  tlsDisabledRefusal,
+  tlsSourceRefusal,
+} from "../src/api/v1alpha1/gateway-expose.js";
 import { artifactsAgentRefusal, sandboxRefusal } from "../src/api/v1alpha1/remram-appliance.js";
 import { KubeApiError, type KubeClient } from "../src/runtime/kube-client.js";
 import { adminClient, createNamespace, installCrds, runSuffix } from "./cluster.js";
@@ -184,6 +191,67 @@ const invalid: [string, string, unknown, string][] = [
     "remramappliances",
     appliance("box", { gateway: { sandbox: "all" } }),
     sandboxRefusal,
+  ],
+  [
+    "a node port for a LoadBalancer",
+    "remramappliances",
+    appliance("box", { gateway: { expose: { type: "LoadBalancer", nodePort: 30789 } } }),
+    nodePortRefusal,
+  ],
+  [
+    "type Ingress without its host",
+    "remramappliances",
+    appliance("box", { gateway: { expose: { type: "Ingress" } } }),
+    ingressRefusal,
+  ],
+  [
+    "an ingress for a NodePort",
+    "remramappliances",
+    appliance("box", { gateway: { expose: { type: "NodePort", ingress: { host: "moltbox.home.arpa" } } } }),
+    ingressRefusal,
+  ],
+  [
+    "both a TLS Secret and a cert-manager issuer",
+    "remramappliances",
+    appliance("box", {
+      gateway: {
+        expose: {
+          type: "Ingress",
+          ingress: { host: "moltbox.home.arpa", tls: { secretName: "mine", issuerRef: { name: "ca" } } },
+        },
+      },
+    }),
+    tlsSourceRefusal,
+  ],
+  [
+    "a TLS Secret with TLS off",
+    "remramappliances",
+    appliance("box", {
+      gateway: {
+        expose: {
+          type: "Ingress",
+          ingress: { host: "moltbox.home.arpa", tls: { enabled: false, secretName: "x" } },
+        },
+      },
+    }),
+    tlsDisabledRefusal,
+  ],
+  [
+    "a Telegram bot without a household",
+    "remramappliances",
+    appliance("box", {
+      gateway: { channels: { telegram: { botTokenSecretRef: { name: "bot", key: "token" } } } },
+    }),
+    channelWithoutMembersRefusal("telegram"),
+  ],
+  [
+    "a Discord bot no member has an identity for",
+    "remramappliances",
+    appliance("box", {
+      household: household([member("alice", "telegram:123456789")]),
+      gateway: { channels: { discord: { tokenSecretRef: { name: "bot", key: "token" } } } },
+    }),
+    channelWithoutMembersRefusal("discord"),
   ],
   [
     "git email without @",
@@ -407,6 +475,33 @@ describe("the CRDs reject invalid objects at admission", () => {
       spec: { household: { id: "home" }, gateway: { dmScope: "per-channel-peer" } },
     });
     await admin.delete(`${api}/remramappliances/household`);
+  });
+
+  it("accepts an Ingress with its defaults and channels the household's members are on", async () => {
+    const created = await admin.create(
+      `${api}/remramappliances?fieldValidation=Strict`,
+      appliance("reachable", {
+        household: household([member("alice", "telegram:123456789", "discord:123456789012345678")]),
+        gateway: {
+          expose: { type: "Ingress", ingress: { host: "moltbox.home.arpa" } },
+          channels: {
+            telegram: { botTokenSecretRef: { name: "bots", key: "telegram" } },
+            discord: { tokenSecretRef: { name: "bots", key: "discord" } },
+          },
+        },
+      }),
+    );
+    expect(created).toMatchObject({
+      spec: {
+        gateway: {
+          expose: {
+            type: "Ingress",
+            ingress: { className: "traefik", host: "moltbox.home.arpa", tls: { enabled: true } },
+          },
+        },
+      },
+    });
+    await admin.delete(`${api}/remramappliances/reachable`);
   });
 
   it("keeps a DimensionPolicy on the appliance it is named after", async () => {

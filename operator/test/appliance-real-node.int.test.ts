@@ -30,6 +30,7 @@ import {
 import { describeConversation, knownFact, knownFactQuestion, recall } from "./real-appliance-conversation.js";
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
 import { describeFaults } from "./real-appliance-faults.js";
+import { describeIngress } from "./real-appliance-ingress.js";
 import { describeRestarts } from "./real-appliance-restarts.js";
 import { describeCredentialRotation } from "./real-appliance-rotation.js";
 import { describeClusterSecurity } from "./real-appliance-security.js";
@@ -157,6 +158,9 @@ describe("the appliance through `helm upgrade`", () => {
     expect(await workspaceLog()).toContain(approvedCommit());
   }, 240_000);
 });
+
+// The gateway as a household device reaches it: through Traefik over HTTPS (spec.gateway.expose type Ingress).
+describeIngress();
 
 // After a conversation, a dream, an approval and an upgrade, before the destructive tests; the rotated credential
 // is among the values the leak check then looks for.

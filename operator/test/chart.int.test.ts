@@ -44,6 +44,8 @@ beforeAll(async () => {
     releaseNamespace,
     "--set",
     `applianceNamespaces={${applianceNamespace}}`,
+    // What `helm install` creates: the `helm test` hooks' pods exist only while `helm test` runs.
+    "--skip-tests",
   ]);
   const rendered = join(runDir, `chart-${suffix}.yaml`);
   writeFileSync(rendered, stdout);
@@ -90,6 +92,37 @@ describe("the Helm chart on a real API server", () => {
     expect(await operatorCan("update", "leases.coordination.k8s.io", releaseNamespace)).toBe(true);
     expect(await operatorCan("update", "leases.coordination.k8s.io", applianceNamespace)).toBe(false);
     expect(await operatorCan("*", "*", applianceNamespace)).toBe(false);
+  });
+
+  it("lets the operator keep the gateway's Ingress and cert-manager's objects in the appliance namespaces only", async () => {
+    for (const verb of ["watch", "create", "patch", "delete"])
+      expect(await operatorCan(verb, "ingresses.networking.k8s.io", applianceNamespace), verb).toBe(true);
+    expect(await operatorCan("create", "ingresses.networking.k8s.io", otherNamespace)).toBe(false);
+    // cert-manager's kinds are not served here, so kubectl cannot map them: ask the authorizer directly.
+    const review = async (resource: string, namespace?: string): Promise<boolean> => {
+      const answer = await client.create<{ status?: { allowed?: boolean } }>(
+        "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        {
+          apiVersion: "authorization.k8s.io/v1",
+          kind: "SubjectAccessReview",
+          spec: {
+            user: operatorUser,
+            groups: ["system:serviceaccounts", "system:authenticated"],
+            resourceAttributes: {
+              group: "cert-manager.io",
+              resource,
+              verb: "create",
+              ...(namespace ? { namespace } : {}),
+            },
+          },
+        },
+      );
+      return answer.status?.allowed === true;
+    };
+    expect(await review("certificates", applianceNamespace)).toBe(true);
+    expect(await review("issuers", applianceNamespace)).toBe(false);
+    expect(await review("clusterissuers")).toBe(false);
+    expect(await review("certificates", otherNamespace)).toBe(false);
   });
 
   it("lets the operator read RuntimeClasses (k3s's nvidia) and never write one", async () => {

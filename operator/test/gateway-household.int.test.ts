@@ -10,13 +10,15 @@ import { runDir } from "../../test/harness/src/paths.js";
 import { chatCompletionRequests, promptText } from "../../test/harness/src/services/openai-recorder.js";
 import { callGateway, openClawProviderId, sendMessage } from "../../test/harness/src/services/openclaw.js";
 import { waitFor } from "../../test/harness/src/wait.js";
+import { channelTokenEnv } from "../src/appliance/openclaw-channels.js";
 import { gatewayConfigFor } from "../src/appliance/testing/context.js";
 
 // REMRAM_TESTBED=opensearch,ollama: the gateway config the operator generates for a household, on the real
 // OpenClaw gateway with the Remram plugin, the real Cortex and SmolLM2. Members write through OpenClaw's real,
 // bundled Telegram channel, which long-polls a local stand-in for the Bot API (hooks/src/testing/telegram-bot-api.ts):
 // the sender comes from the Telegram update's from.id, and the session key from OpenClaw's own dmScope and
-// session.identityLinks rules, exactly as with api.telegram.org.
+// session.identityLinks rules, exactly as with api.telegram.org. One test runs the operator's own channel config
+// (allowlist of the members, the token from an environment SecretRef).
 const ollama = testbedEndpoints("ollama");
 const opensearch = testbedEndpoints("opensearch");
 const turnTimeoutMs = 300_000;
@@ -72,6 +74,8 @@ describe("the operator's gateway config for a household, on a real gateway", () 
     telegram?: TelegramBotApi;
     /** Replaces the operator's tool policy (tools: {} is OpenClaw's default). */
     tools?: Record<string, unknown>;
+    /** The operator's own `channels` section, instead of the open test channel; with the gateway's environment. */
+    operatorChannels?: { channels: unknown; env: Record<string, string> };
   }) =>
     startPluginGateway({
       ollama,
@@ -91,6 +95,7 @@ describe("the operator's gateway config for a household, on a real gateway", () 
       extraConfig: {
         session: generated.session,
         tools: params.tools ?? generated.tools,
+        ...(params.operatorChannels === undefined ? {} : { channels: params.operatorChannels.channels }),
         ...(params.telegram === undefined
           ? {}
           : {
@@ -105,9 +110,12 @@ describe("the operator's gateway config for a household, on a real gateway", () 
               },
             }),
       },
-      ...(params.telegram === undefined
+      ...(params.telegram === undefined && params.operatorChannels === undefined
         ? {}
-        : { bundledPlugins: ["telegram"], env: { OPENCLAW_SKIP_CHANNELS: "0" } }),
+        : {
+            bundledPlugins: ["telegram"],
+            env: { OPENCLAW_SKIP_CHANNELS: "0", ...params.operatorChannels?.env },
+          }),
     });
 
   beforeAll(async () => {
@@ -233,6 +241,73 @@ describe("the operator's gateway config for a household, on a real gateway", () 
         expect(promptFor(questions.bob)).not.toContain("Miso");
         for (const fact of ["Dr. Berg", "Miso", "Albatross"])
           expect(promptFor(questions.stranger)).not.toContain(fact);
+      } finally {
+        await gateway.stop();
+        await telegram.stop();
+      }
+    },
+    testTimeoutMs,
+  );
+
+  it(
+    "runs the operator's Telegram channel: the bot token from an environment SecretRef, direct messages from members only",
+    async () => {
+      const telegram = await startTelegramBotApi();
+      // What the operator generates for spec.gateway.channels.telegram, the stand-in as the Bot API root; the
+      // token reaches the gateway as the variable the SecretRef names (the pod's valueFrom.secretKeyRef).
+      const operator = gatewayConfigFor(
+        {
+          ...spec,
+          gateway: {
+            channels: {
+              telegram: { botTokenSecretRef: { name: "bots", key: "telegram" }, apiRoot: telegram.url },
+            },
+          },
+        },
+        { channelTokenVersions: { telegram: "1" } },
+      ) as { channels: { telegram: Record<string, unknown> } };
+      expect(operator.channels.telegram).toMatchObject({
+        botToken: { source: "env", provider: "default", id: channelTokenEnv.telegram },
+        dmPolicy: "allowlist",
+        allowFrom: [String(alicePhone.id), String(aliceTablet.id), String(bobPhone.id)],
+      });
+      expect(JSON.stringify(operator)).not.toContain(botToken);
+      const gateway = await startGateway({
+        withTools: false,
+        operatorChannels: { channels: operator.channels, env: { [channelTokenEnv.telegram]: botToken } },
+      });
+      try {
+        // The stranger writes first: by the time Bob's reply is there, the stranger's update has been handled.
+        telegram.sendPrivateMessage(botToken, stranger, "Who is the family dentist of this house?");
+        const question = "Who is our family dentist?";
+        telegram.sendPrivateMessage(botToken, bobPhone, question);
+        await waitFor(async () => (telegram.repliesTo(bobPhone.id).length > 0 ? true : undefined), {
+          what: `the bot's reply to Bob (${bobPhone.id})`,
+          timeoutMs: turnTimeoutMs,
+          intervalMs: 500,
+        });
+        expect(telegram.repliesTo(stranger.id)).toEqual([]);
+        // Every Bot API call was made with the token from the environment.
+        expect(new Set(telegram.calls.map((call) => call.token))).toEqual(new Set([botToken]));
+        const listed = (await callGateway(gateway.gateway.endpoints, "sessions.list", {})) as {
+          sessions: { key: string }[];
+        };
+        const keys = listed.sessions.map((session) => session.key);
+        expect(keys).toContain("agent:main:telegram:direct:bob");
+        expect(keys.filter((key) => key.includes(String(stranger.id)))).toEqual([]);
+        // Only Bob's question reached the model.
+        const prompts = chatCompletionRequests(gateway.recorder.requests).map((request) =>
+          promptText(request.body),
+        );
+        expect(prompts.some((prompt) => prompt.includes(question))).toBe(true);
+        expect(prompts.some((prompt) => prompt.includes("of this house"))).toBe(false);
+        // The gateway's own config file holds the reference, never the token.
+        const written = readFileSync(
+          join(gateway.gateway.endpoints.home, ".openclaw", "openclaw.json"),
+          "utf8",
+        );
+        expect(written).toContain(channelTokenEnv.telegram);
+        expect(written).not.toContain(botToken);
       } finally {
         await gateway.stop();
         await telegram.stop();

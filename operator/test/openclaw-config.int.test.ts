@@ -13,8 +13,11 @@ const home = mkdtempSync(join(tmpdir(), "remram-openclaw-config-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 /** `openclaw config validate` of the pinned OpenClaw on what the operator would seed into the gateway pod. */
-async function validate(specInput: unknown): Promise<ValidationResult> {
-  const config = gatewayConfigFor(specInput);
+async function validate(
+  specInput: unknown,
+  overrides: Parameters<typeof gatewayConfigFor>[1] = {},
+): Promise<ValidationResult> {
+  const config = gatewayConfigFor(specInput, overrides);
   // In the pod an init container copies the plugin to /opt/remram-hooks; here the repository's folder stands in,
   // so the plugin's configSchema is checked against the config the operator generates.
   const withLocalPaths = {
@@ -40,8 +43,38 @@ async function validate(specInput: unknown): Promise<ValidationResult> {
 
 interface ValidationResult {
   valid: boolean;
-  warnings: unknown[];
+  warnings: { path?: string; message?: string }[];
 }
+
+/** A household on Telegram and Discord, both bots' tokens found (their Secrets' resourceVersions). */
+const channelsSpec = (gateway: Record<string, unknown> = {}) => ({
+  household: {
+    id: "home",
+    members: [
+      {
+        id: "alice",
+        identities: [
+          { channel: "telegram", peer: "123456789" },
+          { channel: "discord", peer: "123456789012345678" },
+        ],
+      },
+      { id: "bob", identities: [{ channel: "telegram", peer: "987654321" }] },
+    ],
+  },
+  gateway: {
+    channels: {
+      telegram: { botTokenSecretRef: { name: "bots", key: "telegram" } },
+      discord: { tokenSecretRef: { name: "bots", key: "discord" } },
+    },
+    ...gateway,
+  },
+});
+const tokensFound = { channelTokenVersions: { telegram: "1", discord: "2" } };
+/** Discord is OpenClaw's official plugin @openclaw/discord, not bundled with 2026.9.6: its schema is core's. */
+const discordNotInstalled = {
+  path: "plugins.allow",
+  message: expect.stringContaining("plugin not installed: discord"),
+};
 
 describe("the generated openclaw.json", () => {
   it("is valid, without warnings, for the pinned OpenClaw with the Remram hooks plugin loaded", async () => {
@@ -74,6 +107,24 @@ describe("the generated openclaw.json", () => {
       gateway: { sandbox: "non-main", dmScope: "per-peer", queueMode: "steer", agents: [{ id: "main" }] },
     });
     expect(result.valid).toBe(true);
+  });
+
+  it("is valid with Telegram and Discord bots whose tokens are environment SecretRefs, for the household only", async () => {
+    const result = await validate(channelsSpec(), tokensFound);
+    expect(result.valid).toBe(true);
+    expect(result.warnings).toEqual([discordNotInstalled]);
+    // Telegram alone, a bundled channel: no warning at all.
+    const telegramOnly = await validate(channelsSpec(), { channelTokenVersions: { telegram: "1" } });
+    expect(telegramOnly).toEqual(expect.objectContaining({ valid: true, warnings: [] }));
+  });
+
+  it("is valid with channels and several agents, the first owning each channel's account", async () => {
+    const result = await validate(
+      channelsSpec({ agents: [{ id: "main" }, { id: "reader", model: "smollm2-135m-fewshot" }] }),
+      tokensFound,
+    );
+    expect(result.valid).toBe(true);
+    expect(result.warnings).toEqual([discordNotInstalled]);
   });
 
   it("is valid, without warnings, with a second agent on a model of its own", async () => {

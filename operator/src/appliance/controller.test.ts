@@ -44,9 +44,14 @@ describe("the appliance controller", () => {
     const { declaration } = setUp();
     expect(declaration.for).toEqual(kinds.remramAppliances);
     expect(declaration.owns).toEqual(
-      [kinds.deployments, kinds.statefulSets, kinds.services, kinds.secrets, kinds.networkPolicies].map(
-        (kind) => ({ kind, labelSelector: managedSelector }),
-      ),
+      [
+        kinds.deployments,
+        kinds.statefulSets,
+        kinds.services,
+        kinds.secrets,
+        kinds.networkPolicies,
+        kinds.ingresses,
+      ].map((kind) => ({ kind, labelSelector: managedSelector })),
     );
     expect(declaration.watches?.map(({ kind, labelSelector }) => [kind.kind, labelSelector])).toEqual([
       ["PersistentVolumeClaim", "app.kubernetes.io/managed-by=remram-operator"],

@@ -1,6 +1,7 @@
 /**
- * The RemramAppliance controller: it reconciles appliances, owns their workloads, Services, Secrets and
- * NetworkPolicies, and watches what else changes an appliance: its retained PVCs and OpenSearch pods (by the
+ * The RemramAppliance controller: it reconciles appliances, owns their workloads, Services, Secrets,
+ * NetworkPolicies and the gateway's Ingress (cert-manager's objects, applied only where cert-manager is installed,
+ * are read without a cache), and watches what else changes an appliance: its retained PVCs and OpenSearch pods (by the
  * appliance label), nodes (GPU changes only) and RuntimeClasses.
  */
 import type { Cache } from "../runtime/cache.js";
@@ -27,6 +28,7 @@ const ownedKinds = [
   kinds.services,
   kinds.secrets,
   kinds.networkPolicies,
+  kinds.ingresses,
 ];
 const childKinds = [...ownedKinds, kinds.persistentVolumeClaims];
 

@@ -5,7 +5,9 @@
  */
 import { memoryToolNames } from "@remram/contract";
 import type { CloudModelApi } from "../api/v1alpha1/escalation.js";
+import type { SupportedChannel } from "../api/v1alpha1/gateway-channels.js";
 import { identityKey, type RemramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import { activeChannels, channelBindings, channelsConfig } from "./openclaw-channels.js";
 import { activeCloudModel, cloudProviderEntry, escalationPolicy } from "./openclaw-escalation.js";
 import { reflectionDeltaJsonSchema } from "./reflection-delta-schema.js";
 
@@ -97,6 +99,8 @@ export interface OpenClawConfigInput {
   /** spec.escalation, and whether its cloud key was found (without it nothing escalates). */
   escalation: RemramApplianceSpec["escalation"];
   cloudKeyAvailable: boolean;
+  /** The spec.gateway.channels whose bot token was found (a channel without one stays out). */
+  channelTokensFound?: readonly SupportedChannel[];
 }
 
 /** Bundled OpenClaw plugins a cloud model's API needs beside the core (Anthropic's adapter is a plugin). */
@@ -156,6 +160,12 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
   });
   const household = householdSettings(input.household);
   const cloud = activeCloudModel(input.escalation, input.cloudKeyAvailable);
+  const channels = activeChannels(input.gateway.channels, input.channelTokensFound ?? []);
+  const channelSection = channelsConfig(input.gateway.channels, input.household, channels);
+  const bindings = channelBindings(
+    agents.map((agent) => agent.id),
+    channels,
+  );
   return {
     gateway: {
       mode: "local",
@@ -213,6 +223,8 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       ...(household === undefined ? {} : { identityLinks: household.identityLinks }),
     },
     messages: { queue: { mode: input.gateway.queueMode } },
+    ...(channelSection === undefined ? {} : { channels: channelSection }),
+    ...(bindings === undefined ? {} : { bindings }),
     tools: {
       ...agentToolPolicy,
       // Narrowed tools keep the memory tools: Remram is the agents' memory, and Cortex scopes what they return.
@@ -232,7 +244,8 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
     plugins: {
       // Only what the appliance uses: the native Ollama adapter and the hooks plugin. Otherwise every bundled
       // plugin loads (browser, computer use, device pairing ...), each a capability the agent does not need.
-      allow: ["ollama", ...(cloud === undefined ? [] : pluginsForApi[cloud.api]), hooksPluginId],
+      // Each active channel's plugin (bundled telegram; discord is OpenClaw's official plugin @openclaw/discord).
+      allow: ["ollama", ...(cloud === undefined ? [] : pluginsForApi[cloud.api]), ...channels, hooksPluginId],
       load: { paths: [hooksPluginDir] },
       // The hooks plugin holds the memory slot (its manifest's kind "memory"): it provides memory_search and
       // memory_get backed by Cortex, and OpenClaw's own memory (memory-core) is off because the slot names another.

@@ -23,6 +23,7 @@ import { controllerReference, splitKey } from "../runtime/owner.js";
 import { parseSpec, TerminalError } from "../runtime/terminal-error.js";
 import { cortexCredentialKey, cortexCredentialSecret } from "./children/cortex.js";
 import { buildDevicePlugin } from "./children/device-plugin.js";
+import { gatewayIngressSpec } from "./children/gateway-expose.js";
 import { requiredModelList } from "./children/ollama.js";
 import { hostCheckContainer } from "./children/opensearch.js";
 import {
@@ -33,6 +34,15 @@ import {
   serviceUrl,
 } from "./children/shared.js";
 import { buildApplianceChildren, keepLiveStorage } from "./children.js";
+import {
+  CertManagerProbe,
+  channelsCondition,
+  channelTokens,
+  decodeSecretValue,
+  observeExposure,
+  secretKeyState,
+} from "./gateway-access.js";
+import { settleExposure } from "./gateway-certificates.js";
 import {
   decideGpu,
   type GpuNodeLike,
@@ -87,16 +97,13 @@ export interface PodLike {
   };
 }
 
-function decodeSecretValue(secret: KubeObject | undefined, key: string): string | undefined {
-  const data = (secret as { data?: Record<string, string> } | undefined)?.data;
-  const value = data?.[key];
-  return value === undefined ? undefined : Buffer.from(value, "base64").toString("utf8");
-}
-
 const gatewayTokenKey = "token";
 
 export class ApplianceReconciler {
-  constructor(private readonly deps: ApplianceReconcilerDeps) {}
+  private readonly certManager: CertManagerProbe;
+  constructor(private readonly deps: ApplianceReconcilerDeps) {
+    this.certManager = new CertManagerProbe(deps.client, deps.now);
+  }
 
   async reconcile(key: string): Promise<ReconcileResult | undefined> {
     const { namespace, name } = splitKey(key);
@@ -131,7 +138,18 @@ export class ApplianceReconciler {
     });
 
     const cloudKey = await this.cloudKey(namespace, spec);
+    const tokens = await channelTokens(this.deps.client, namespace, spec);
+    const liveIngress = this.deps.children("Ingress")?.get(namespace, childName(name, "gateway"));
+    const ingressSpec = gatewayIngressSpec({ spec });
+    // Asked only where it matters: an issuer named, or an Ingress whose cert-manager objects may be left over.
+    const certManagerInstalled =
+      (ingressSpec?.tls.enabled === true && ingressSpec.tls.issuerRef !== undefined) ||
+      liveIngress !== undefined
+        ? await this.certManager.installed()
+        : false;
     const ctx: ApplianceContext = {
+      channelTokenVersions: tokens.versions,
+      certManagerInstalled,
       ...(cloudKey.version === undefined ? {} : { cloudKeyVersion: cloudKey.version }),
       name,
       namespace,
@@ -166,6 +184,7 @@ export class ApplianceReconciler {
     const desired = buildApplianceChildren(ctx);
     if (devicePlugin) desired.push(buildDevicePlugin(this.deps.images, runtimeClassName));
     const applied = await this.applyChildren(desired);
+    await settleExposure(this.deps.client, this.deps.children, ctx, this.deps.now());
 
     const required = requiredModelList(ctx);
     const ollamaUrl = this.deps.ollamaUrl?.({ name, namespace }) ?? serviceUrl(ctx, "ollama");
@@ -194,6 +213,8 @@ export class ApplianceReconciler {
       ...(hostMaxMapCount !== undefined ? { hostMaxMapCount } : {}),
       ...(cloudKey.problem === undefined ? {} : { cloudKeyProblem: cloudKey.problem }),
     });
+    const exposure = await observeExposure(this.deps.client, this.deps.children, ctx, this.deps.now());
+    inputs.push(exposure.condition, channelsCondition(spec, tokens.versions, tokens.problems));
     const now = this.deps.now();
     const nowIso = new Date(Math.floor(now / 1000) * 1000).toISOString().replace(".000Z", "Z");
     const generation = appliance.metadata.generation ?? 1;
@@ -251,14 +272,17 @@ export class ApplianceReconciler {
         cortex: serviceUrl(ctx, "cortex"),
         gateway: serviceUrl(ctx, "gateway"),
       },
+      ...(exposure.status === undefined ? {} : { gateway: exposure.status }),
     };
     await this.writeStatus(appliance, status, previous, conditions);
     this.deps.metrics?.setApplianceConditions(namespace, name, conditions);
     if (applied > 0) this.deps.log.info({ key, applied }, "applied children");
     const ready = conditions.find((condition) => condition.type === "Ready")?.status === "True";
     if (!ready) return { requeueAfterMs: 15_000 };
-    // The key's Secret is the user's, outside the watched children: look again until it is there.
-    return cloudKey.problem === undefined ? undefined : { requeueAfterMs: 30_000 };
+    // The key's, tokens' and certificate's Secrets are outside the watched children: look again until they are there.
+    const waiting =
+      cloudKey.problem !== undefined || tokens.problems.length > 0 || exposure.condition.status !== "True";
+    return waiting ? { requeueAfterMs: 30_000 } : undefined;
   }
 
   private existingOrNewToken(kind: string, namespace: string, name: string, key: string): string {
@@ -288,12 +312,12 @@ export class ApplianceReconciler {
   ): Promise<{ version?: string; problem?: string }> {
     const cloud = spec.escalation.cloud;
     if (cloud === undefined || !spec.escalation.enabled) return {};
-    const { name, key } = cloud.apiKeySecretRef;
-    const secret = await this.deps.client.get<KubeObject>(`/api/v1/namespaces/${namespace}/secrets/${name}`);
-    if (secret === undefined)
-      return { problem: `Secret ${name} (spec.escalation.cloud.apiKeySecretRef) does not exist` };
-    if (!decodeSecretValue(secret, key)) return { problem: `Secret ${name} has no key ${key}` };
-    return { version: secret.metadata.resourceVersion ?? "unknown" };
+    return secretKeyState(
+      this.deps.client,
+      namespace,
+      cloud.apiKeySecretRef,
+      "spec.escalation.cloud.apiKeySecretRef",
+    );
   }
 
   /** Apply each desired object whose fields are not all present in the live one; returns how many were applied. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  type DreamScheduleView,
   decisionBlocker,
   decisionPatch,
   formatApplianceStatus,
@@ -184,7 +185,11 @@ describe("the status summary", () => {
   });
 
   it("shows long work moving: a model's pull and the appliance's dream cycles, not other appliances'", () => {
-    const schedule = (name: string, appliance: string, lastRun?: Record<string, unknown>) => ({
+    const schedule = (
+      name: string,
+      appliance: string,
+      lastRun?: NonNullable<DreamScheduleView["status"]>["lastRun"],
+    ): DreamScheduleView => ({
       metadata: { name },
       spec: { applianceRef: { name: appliance }, schedule: "0 3 * * *" },
       status: { nextScheduleTime: "2026-11-28T02:00:00Z", ...(lastRun === undefined ? {} : { lastRun }) },

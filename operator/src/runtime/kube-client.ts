@@ -65,6 +65,10 @@ const resources: Record<string, { plural: string; namespaced: boolean }> = {
   Lease: { plural: "leases", namespaced: true },
   Event: { plural: "events", namespaced: true },
   NetworkPolicy: { plural: "networkpolicies", namespaced: true },
+  Ingress: { plural: "ingresses", namespaced: true },
+  // cert-manager's (cert-manager.io/v1), applied only where its CRDs are served.
+  Certificate: { plural: "certificates", namespaced: true },
+  Issuer: { plural: "issuers", namespaced: true },
   CustomResourceDefinition: { plural: "customresourcedefinitions", namespaced: false },
   RemramAppliance: { plural: "remramappliances", namespaced: true },
   DreamSchedule: { plural: "dreamschedules", namespaced: true },

@@ -24,6 +24,7 @@ export const networkPolicies: GroupVersionKind = {
   apiVersion: "networking.k8s.io/v1",
   kind: "NetworkPolicy",
 };
+export const ingresses: GroupVersionKind = { apiVersion: "networking.k8s.io/v1", kind: "Ingress" };
 export const pods: GroupVersionKind = { apiVersion: "v1", kind: "Pod" };
 export const nodes: GroupVersionKind = { apiVersion: "v1", kind: "Node" };
 export const runtimeClasses: GroupVersionKind = { apiVersion: "node.k8s.io/v1", kind: "RuntimeClass" };

@@ -16,6 +16,13 @@ import {
   withCel,
 } from "./common.js";
 import { escalationSpec } from "./escalation.js";
+import {
+  channelsNeedMembers,
+  channelWithoutMembersRefusal,
+  gatewayChannelsSpec,
+  supportedChannels,
+} from "./gateway-channels.js";
+import { gatewayExposeSpec, gatewayStatus } from "./gateway-expose.js";
 
 export const hardwareProfileNames = ["auto", "moltbox-baseline", "cpu-only", "large-gpu"] as const;
 
@@ -236,7 +243,21 @@ const gatewaySpec = withCel(
         })
         .strict()
         .optional(),
-      channelSecretRefs: listMap(z.array(channelSecret).max(16), "channel").optional(),
+      channelSecretRefs: listMap(z.array(channelSecret).max(16), "channel")
+        .optional()
+        .describe(
+          "Deprecated: mounts each Secret at /var/run/secrets/remram/channels/<channel>, which nothing reads. Use channels.",
+        ),
+      channels: gatewayChannelsSpec
+        .optional()
+        .describe(
+          "Chat channels (Telegram, Discord): each bot's token from a Secret, answering the household's members only.",
+        ),
+      expose: gatewayExposeSpec
+        .prefault({})
+        .describe(
+          "How household devices reach the gateway: ClusterIP (default), NodePort, LoadBalancer, or an Ingress with TLS.",
+        ),
     })
     .strict(),
   {
@@ -429,8 +450,19 @@ export const remramApplianceSpec = withCel(
           path: ["gateway", "dmScope"],
           message: householdNeedsPeerSessions.message,
         });
+      for (const channel of supportedChannels) {
+        if (spec.gateway.channels?.[channel] === undefined) continue;
+        const members = spec.household?.members ?? [];
+        if (!members.some((member) => member.identities.some((identity) => identity.channel === channel)))
+          context.addIssue({
+            code: "custom",
+            path: ["gateway", "channels", channel],
+            message: channelWithoutMembersRefusal(channel),
+          });
+      }
     }),
   householdNeedsPeerSessions,
+  ...channelsNeedMembers,
 );
 
 const endpoint = z.string().max(2048);
@@ -503,6 +535,9 @@ export const remramApplianceStatus = z
       })
       .strict()
       .optional(),
+    gateway: gatewayStatus
+      .optional()
+      .describe("How household devices reach the gateway (spec.gateway.expose)."),
   })
   .strict();
 
@@ -541,6 +576,17 @@ export const ApplianceReason = {
   EscalationOff: "EscalationOff",
   CloudModelConfigured: "CloudModelConfigured",
   CloudKeyMissing: "CloudKeyMissing",
+  // GatewayExposed (never blocks Ready: the gateway works inside the cluster either way)
+  ServiceExposed: "ServiceExposed",
+  IngressReady: "IngressReady",
+  CertificatePending: "CertificatePending",
+  CertificateMissing: "CertificateMissing",
+  CertManagerMissing: "CertManagerMissing",
+  CertificateInvalid: "CertificateInvalid",
+  // ChannelsReady (never blocks Ready)
+  ChannelsOff: "ChannelsOff",
+  ChannelsConfigured: "ChannelsConfigured",
+  ChannelTokenMissing: "ChannelTokenMissing",
   // Progressing, Degraded
   Steady: "Steady",
   PersistentFailure: "PersistentFailure",

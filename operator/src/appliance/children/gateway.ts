@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
 import type { KubeObject } from "../../runtime/kube-client.js";
+import { activeChannels, channelTokenEnv, channelTokenRefs } from "../openclaw-channels.js";
 import {
   agentWorkspaces,
   buildOpenClawConfig,
@@ -17,6 +18,7 @@ import {
 } from "../openclaw-config.js";
 import { activeCloudModel, cloudApiKeyEnv } from "../openclaw-escalation.js";
 import { cortexArtifactsSubPath, cortexCredentialSecret } from "./cortex.js";
+import { buildGatewayExposure, gatewayService } from "./gateway-expose.js";
 import { requiredModels } from "./ollama.js";
 import {
   type ApplianceContext,
@@ -24,7 +26,6 @@ import {
   childMeta,
   childName,
   childSecret,
-  childService,
   ports,
   resourcesOf,
   restrictedContainerSecurity,
@@ -36,6 +37,8 @@ import {
 export const configHashAnnotation = "remram.io/config-hash";
 /** The cloud key Secret's resourceVersion (never its value): a rotated key rolls the pod onto it. */
 export const cloudKeyVersionAnnotation = "remram.io/cloud-key-version";
+/** The channel token Secrets' resourceVersions (never the tokens), e.g. "telegram=41,discord=57". */
+export const channelTokenVersionsAnnotation = "remram.io/channel-token-versions";
 
 function hashOf(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
@@ -70,6 +73,14 @@ export function retrieveTimeoutMs(ctx: Pick<ApplianceContext, "spec" | "useGpu">
 }
 
 export function buildGateway(ctx: ApplianceContext): KubeObject[] {
+  const versions = ctx.channelTokenVersions ?? {};
+  const foundChannels = channelTokenRefs(ctx.spec.gateway.channels)
+    .map(({ channel }) => channel)
+    .filter((channel) => versions[channel] !== undefined);
+  const channels = activeChannels(ctx.spec.gateway.channels, foundChannels);
+  const tokenRefs = channelTokenRefs(ctx.spec.gateway.channels).filter(({ channel }) =>
+    channels.includes(channel),
+  );
   const config = buildOpenClawConfig({
     gateway: ctx.spec.gateway,
     models: requiredModels(ctx),
@@ -86,6 +97,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
     approval: { appliance: ctx.name, namespace: ctx.namespace },
     escalation: ctx.spec.escalation,
     cloudKeyAvailable: ctx.cloudKeyVersion !== undefined,
+    channelTokensFound: foundChannels,
   });
   const cloud = activeCloudModel(ctx.spec.escalation, ctx.cloudKeyVersion !== undefined);
   const cortexToken = cortexCredentialSecret(ctx, "gateway");
@@ -116,6 +128,13 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
             ...(cloud === undefined || ctx.cloudKeyVersion === undefined
               ? {}
               : { [cloudKeyVersionAnnotation]: ctx.cloudKeyVersion }),
+            ...(channels.length === 0
+              ? {}
+              : {
+                  [channelTokenVersionsAnnotation]: channels
+                    .map((channel) => `${channel}=${versions[channel]}`)
+                    .join(","),
+                }),
           },
         },
         spec: {
@@ -150,7 +169,15 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
               env: [
                 { name: "HOME", value: "/home/node" },
                 { name: "OPENCLAW_CONFIG_PATH", value: `${stateDir}/openclaw.json` },
-                ...(channelMounts.length === 0 ? [{ name: "OPENCLAW_SKIP_CHANNELS", value: "1" }] : []),
+                // Channels start only when some are configured (the deprecated mounts kept them on, as before).
+                ...(channelMounts.length === 0 && channels.length === 0
+                  ? [{ name: "OPENCLAW_SKIP_CHANNELS", value: "1" }]
+                  : []),
+                // Each bot token as the variable its SecretRef in openclaw.json names.
+                ...tokenRefs.map(({ channel, ref }) => ({
+                  name: channelTokenEnv[channel],
+                  valueFrom: { secretKeyRef: ref },
+                })),
                 // The cloud key as the variable openclaw.json's SecretRef names: never in the config itself.
                 ...(cloud === undefined
                   ? []
@@ -217,6 +244,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
   return [
     childSecret(ctx, "gateway-config", { "openclaw.json": configJson, token: ctx.secrets.gatewayToken }),
     deployment as unknown as KubeObject,
-    childService(ctx, "gateway"),
+    gatewayService(ctx),
+    ...buildGatewayExposure(ctx),
   ];
 }

@@ -3,6 +3,7 @@ import type { CallerName } from "@remram/contract";
  * What every child builder shares: the context they build from, names and labels, the owner reference, the
  * restricted security contexts, and the plain Service, Secret and claim shapes.
  */
+import type { SupportedChannel } from "../../api/v1alpha1/gateway-channels.js";
 import type { RemramApplianceSpec } from "../../api/v1alpha1/remram-appliance.js";
 import type { KubeObject, OwnerReference } from "../../runtime/kube-client.js";
 import type { HardwareProfile } from "../hardware-profiles.js";
@@ -47,6 +48,13 @@ export interface ApplianceContext {
    * cloud model or the key is missing (then nothing escalates). A new version rolls the gateway onto the new key.
    */
   cloudKeyVersion?: string;
+  /**
+   * The resourceVersion of each spec.gateway.channels token Secret that holds its key; a channel without one stays
+   * out of the gateway's config (its pod would not start without the variable). A new version rolls the gateway.
+   */
+  channelTokenVersions?: Partial<Record<SupportedChannel, string>>;
+  /** cert-manager's Certificate CRD is served: the Ingress's certificate can come from cert-manager. */
+  certManagerInstalled?: boolean;
 }
 
 export function childName(appliance: string, component: string): string {
