@@ -6,7 +6,9 @@
  * scored against the turns' labels (bench/pollution-score.ts): junkRate, items from injected content, stale facts,
  * duplicates dream did not merge, and how many of the labelled facts were kept. Writes bench/results/pollution.json.
  *
- * Knobs: BENCH_POLLUTION_MODEL (reflection model; default the test bed's SmolLM2-135M), BENCH_POLLUTION_CONVERSATIONS
+ * Knobs: BENCH_POLLUTION_MODEL (reflection model; default the test bed's SmolLM2-135M; another model's result goes to
+ * pollution-<model>.json, e.g. the test bed's smollm2-135m-fewshot, which copies every reflected turn's words into a
+ * fact: the most eager extractor there is, so what it stores measures the plugin's gates alone), BENCH_POLLUTION_CONVERSATIONS
  * (how many of the corpus's conversations, default all), BENCH_POLLUTION_OUTPUT_TOKENS (default 1024).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -196,8 +198,13 @@ try {
     dream,
     perConversation: scores,
   };
+  // Another model's run is kept beside the default one, not over it.
+  const resultName =
+    process.env.BENCH_POLLUTION_MODEL === undefined
+      ? "pollution"
+      : `pollution-${model.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}`;
   writeFileSync(
-    join(import.meta.dirname, "results", "pollution.json"),
+    join(import.meta.dirname, "results", `${resultName}.json`),
     `${JSON.stringify(result, null, 2)}\n`,
   );
   const { perConversation: _detail, dream: _dream, ...summary } = result;

@@ -62,7 +62,9 @@ function sentenceKind(sentence: string): Exclude<SkipReason, "empty"> | undefine
   const short = words(sentence).length <= 4 && !/\p{N}/u.test(sentence) && !/\b(?:i|we)\b/i.test(sentence);
   if (!lasting && !personal && short) return "small_talk";
   if ((sentence.endsWith("?") || questionStart.test(sentence)) && !personal) return "question";
-  if (!lasting && requestStart.test(sentence)) return "request";
+  // A request tells nothing of the person unless it says so: "make me a plan" is a task, "remind me, my train is
+  // at 7" tells something.
+  if (!personal && requestStart.test(sentence)) return "request";
   if (!lasting && (transientState.test(bare) || passingMarkers.test(sentence))) return "transient";
   return undefined;
 }
