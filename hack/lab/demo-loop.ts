@@ -73,17 +73,20 @@ export async function knowledgeLoop(ctx: LoopContext): Promise<void> {
   );
   console.log(`reply: ${chat("alice", "reader", said)}`);
   for (const line of hooksLog("explicit_save").slice(-1)) console.log(`hooks plugin: ${line.slice(0, 300)}`);
-  const proposal = await until("the save's page proposal", 120_000, () => {
-    const items = (
-      JSON.parse(kubectl("get", "artifactproposals", "-o", "json")) as {
-        items: { metadata: { name: string }; spec: { diff: string }; status?: { phase?: string } }[];
-      }
-    ).items;
-    return items.find((item) => item.spec.diff.includes("Ingrid") && item.status?.phase === "Pending");
-  });
+  /** The page proposal waiting with Alice's fact (a dream cycle may supersede it with one of its own). */
+  const ingridsPage = () =>
+    until("the page proposal with Alice's fact", 120_000, () => {
+      const items = (
+        JSON.parse(kubectl("get", "artifactproposals", "-o", "json")) as {
+          items: { metadata: { name: string }; spec: { diff: string }; status?: { phase?: string } }[];
+        }
+      ).items;
+      return items.find((item) => item.spec.diff.includes("Ingrid") && item.status?.phase === "Pending");
+    });
+  const proposal = await ingridsPage();
   step("Its page waits for approval as an ArtifactProposal", `kubectl get artifactproposals -n ${namespace}`);
   console.log(kubectl("get", "artifactproposals"));
-  console.log(kubectl("remram", "diff", proposal.metadata.name));
+  console.log(sh("kubectl", ["remram", "diff", proposal.metadata.name, "-n", namespace]));
 
   const question = "Where does my sister Ingrid live?";
   step(
@@ -91,48 +94,58 @@ export async function knowledgeLoop(ctx: LoopContext): Promise<void> {
     chatCommand("alice", "main", question),
   );
   console.log(`reply: ${chat("alice", "main", question).slice(0, 400)}`);
+  // SmolLM2-135M may not use what it was given; what the plugin gave it shows in its counters.
+  const metricsScript =
+    'fetch("http://127.0.0.1:9464/metrics").then((r) => r.text()).then((t) => console.log(t.split("\\n").filter((l) => l.startsWith("remram_hooks_injections_total")).join(" ")))';
+  const injections = kubectl(
+    "exec",
+    `deploy/${appliance}-gateway`,
+    "-c",
+    "gateway",
+    "--",
+    "node",
+    "-e",
+    metricsScript,
+  );
+  console.log(
+    `hooks plugin: ${injections.trim()} (Alice's run got Cortex's bundle: "… Ingrid lives in Bergen …")`,
+  );
   step("Bob asks the same; Alice's private memory is not his", chatCommand("bob", "reader", question));
   console.log(`reply: ${chat("bob", "reader", question)}`);
   // Cortex had nothing of Bob's to give; the plugin says why it injected nothing.
-  for (const line of hooksLog("injection_skipped").slice(-1))
-    console.log(`hooks plugin: ${line.slice(0, 300)}`);
+  const bobs = hooksLog("injection_skipped").filter((line) => line.includes("openai-user:bob"));
+  for (const line of bobs.slice(-1)) console.log(`hooks plugin: ${line.slice(0, 300)}`);
 
   step("A dream cycle now, instead of at 03:00", `kubectl remram dream now nightly -n ${namespace}`);
-  console.log(kubectl("remram", "dream", "now", "nightly"));
-  const lastRun = await until("the dream cycle", 180_000, () => {
+  const requestedAt = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
+  console.log(sh("kubectl", ["remram", "dream", "now", "nightly", "-n", namespace]));
+  await until("the dream cycle", 180_000, () => {
     const run = (
       JSON.parse(kubectl("get", "dreamschedule", "nightly", "-o", "json")) as {
-        status?: { lastRun?: { outcome?: string } };
+        status?: { lastRun?: { outcome?: string; startedAt?: string } };
       }
     ).status?.lastRun;
-    return run?.outcome === "Succeeded" || run?.outcome === "Failed" ? run : undefined;
+    const finished = run?.outcome === "Succeeded" || run?.outcome === "Failed";
+    return finished && (run?.startedAt ?? "") >= requestedAt.replace(".000Z", "Z") ? run : undefined;
   });
-  console.log(JSON.stringify(lastRun, null, 2));
+  console.log(
+    sh("kubectl", ["remram", "status", appliance, "-n", namespace])
+      .split("\n")
+      .filter((line) => line.includes("dream "))
+      .join("\n"),
+  );
+  const page = await ingridsPage();
 
   const approverConfig = approverKubeconfig(ctx, kubectl);
   step(
     "Bob, the household's approver, approves Alice's page as himself",
-    `KUBECONFIG=${approverConfig} kubectl remram approve ${proposal.metadata.name} -n ${namespace}`,
+    `kubectl remram approve ${page.metadata.name} -n ${namespace} --kubeconfig ${approverConfig}`,
   );
   console.log(
-    sh("kubectl", [
-      "--kubeconfig",
-      approverConfig,
-      "remram",
-      "approve",
-      proposal.metadata.name,
-      "-n",
-      namespace,
-    ]),
+    sh("kubectl", ["remram", "approve", page.metadata.name, "-n", namespace, "--kubeconfig", approverConfig]),
   );
   await until("the promotion", 120_000, () => {
-    const phase = kubectl(
-      "get",
-      "artifactproposal",
-      proposal.metadata.name,
-      "-o",
-      "jsonpath={.status.phase}",
-    );
+    const phase = kubectl("get", "artifactproposal", page.metadata.name, "-o", "jsonpath={.status.phase}");
     return phase === "Promoted" || phase === "Failed" ? phase : undefined;
   });
   step(

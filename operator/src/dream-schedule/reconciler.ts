@@ -67,6 +67,11 @@ export const proposalObjectName = artifactProposalObjectName;
 export class DreamScheduleReconciler {
   /** Cycles this process started, by schedule key. Lost on restart; status then reports the run as interrupted. */
   private readonly runs = new Map<string, RunState>();
+  /**
+   * The start of the last run each schedule recorded the outcome of. A cycle can finish before the cache shows the
+   * status that said it runs; a reconcile reading that stale "Running" must not take it for a cycle a restart cut off.
+   */
+  private readonly recorded = new Map<string, string>();
   /** One mirror at a time per appliance: two schedules of one appliance, or a cycle's and a periodic one. */
   private readonly mirrorTails = new Map<string, Promise<unknown>>();
 
@@ -77,6 +82,7 @@ export class DreamScheduleReconciler {
     const schedule = this.deps.schedules.get(namespace, name);
     if (schedule === undefined) {
       this.runs.delete(key);
+      this.recorded.delete(key);
       return undefined;
     }
     const spec = parseSpec(dreamScheduleSpec, schedule.spec);
@@ -85,12 +91,24 @@ export class DreamScheduleReconciler {
     const previous = schedule.status ?? {};
     const status: DreamScheduleStatus = { ...previous, observedGeneration: generation };
     const run = this.runs.get(key);
+    // The cache still shows a cycle this process has already recorded the end of: acting on it would write the old
+    // status back. Look again once the cache has caught up.
+    if (
+      run === undefined &&
+      previous.lastRun?.outcome === "Running" &&
+      this.recorded.get(key) === previous.lastRun.startedAt
+    )
+      return { requeueAfterMs: 1_000 };
     const conditions: ConditionInput[] = [];
     let requeueAfterMs: number | undefined;
 
     if (run?.result !== undefined) {
       this.runs.delete(key);
+      this.recorded.set(key, iso(run.startedAtMs));
       const succeeded = run.result.error === undefined;
+      // Also when the cache does not show the status that started the run yet: its schedule time is this run's.
+      const scheduled = iso(run.scheduledMs);
+      if ((previous.lastScheduleTime ?? "") < scheduled) status.lastScheduleTime = scheduled;
       status.lastRun = {
         startedAt: iso(run.startedAtMs),
         finishedAt: iso(run.result.finishedAtMs),
@@ -119,13 +137,14 @@ export class DreamScheduleReconciler {
         ...(spec.startingDeadlineSeconds !== undefined
           ? { startingDeadlineSeconds: spec.startingDeadlineSeconds }
           : {}),
+        // status, not previous: a run recorded above has set it even where the cache lags behind.
         lastScheduleMs: Date.parse(
-          previous.lastScheduleTime ?? schedule.metadata.creationTimestamp ?? iso(nowMs),
+          status.lastScheduleTime ?? schedule.metadata.creationTimestamp ?? iso(nowMs),
         ),
         nowMs,
         running: this.runs.has(key),
         ...requestedAt(schedule),
-        ...(previous.lastScheduleTime ? { lastRunMs: Date.parse(previous.lastScheduleTime) } : {}),
+        ...(status.lastScheduleTime ? { lastRunMs: Date.parse(status.lastScheduleTime) } : {}),
       });
       if (decision.nextMs !== undefined) {
         status.nextScheduleTime = iso(decision.nextMs);
