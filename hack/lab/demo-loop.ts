@@ -172,7 +172,7 @@ export async function knowledgeLoop(ctx: LoopContext): Promise<void> {
 
   step(
     "Alice's session ends (a reset); its transcript goes to the archive",
-    `kubectl -n ${namespace} exec deploy/${appliance}-gateway -c gateway -- openclaw gateway call sessions.reset --params '{"key":"${sessionOf("alice", "reader")}'}'`,
+    `kubectl -n ${namespace} exec deploy/${appliance}-gateway -c gateway -- openclaw gateway call sessions.reset --params '{"key":"${sessionOf("alice", "reader")}"}'`,
   );
   kubectl(
     "exec",
