@@ -12,11 +12,14 @@ import {
   defaultOperatorNamespace,
   defaultOperatorServiceAccount,
 } from "../../operator/src/api/generated-files.js";
-import { KubeApiError } from "../../operator/src/runtime/kube-client.js";
-import { adminClient, createNamespace, installCrds } from "../../operator/test/cluster.js";
+import {
+  adminClient,
+  createNamespace,
+  installCrds,
+  untilApprovalPolicyAccepts,
+} from "../../operator/test/cluster.js";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { repoRoot } from "../../test/harness/src/paths.js";
-import { waitFor } from "../../test/harness/src/wait.js";
 
 export const kubernetes = testbedEndpoints("kubernetes");
 export const { client: admin } = adminClient();
@@ -46,23 +49,6 @@ const condition = (type: string, status: string, reason: string, message = "") =
   message,
   lastTransitionTime: at,
 });
-
-async function asOperator(request: () => Promise<unknown>): Promise<void> {
-  // A changed admission policy is in force a moment after it is stored: retry the operator's first status write.
-  await waitFor(
-    async () => {
-      try {
-        await request();
-        return true;
-      } catch (error) {
-        if (error instanceof KubeApiError && error.message.includes("only the remram operator"))
-          return undefined;
-        throw error;
-      }
-    },
-    { what: "the committed approval policy in force", timeoutMs: 30_000, intervalMs: 500 },
-  );
-}
 
 /** A kubeconfig file for ServiceAccount `name` in `namespace` (a TokenRequest token). */
 async function serviceAccountKubeconfig(namespace: string, name: string, dir: string): Promise<string> {
@@ -220,7 +206,7 @@ export async function createFixtures(namespace: string, suffix: string, dir: str
       phase === "Pending"
         ? condition("Ready", "False", "AwaitingApproval")
         : condition("Ready", "False", "ApprovalStale", "the spec changed after the decision");
-    await asOperator(() =>
+    await untilApprovalPolicyAccepts(() =>
       operator.mergePatch(`${api}/artifactproposals/${name}/status`, {
         status: { phase, conditions: [ready] },
       }),

@@ -4,7 +4,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadAll } from "js-yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "../../test/harness/src/wait.js";
 import { operatorUsername } from "../src/api/approval-policy.js";
 import { defaultOperatorNamespace, defaultOperatorServiceAccount } from "../src/api/generated-files.js";
 import { channelWithoutMembersRefusal } from "../src/api/v1alpha1/gateway-channels.js";
@@ -16,7 +15,13 @@ import {
 } from "../src/api/v1alpha1/gateway-expose.js";
 import { artifactsAgentRefusal, sandboxRefusal } from "../src/api/v1alpha1/remram-appliance.js";
 import { KubeApiError, type KubeClient } from "../src/runtime/kube-client.js";
-import { adminClient, createNamespace, installCrds, runSuffix } from "./cluster.js";
+import {
+  adminClient,
+  createNamespace,
+  installCrds,
+  runSuffix,
+  untilApprovalPolicyAccepts,
+} from "./cluster.js";
 
 const { client: admin } = adminClient();
 const namespace = `admission-${runSuffix()}`;
@@ -27,23 +32,6 @@ const authenticated = ["system:authenticated"];
 const operatorClient = admin.as(operatorName, ["system:serviceaccounts", "system:authenticated"]);
 const alice = admin.as("alice", authenticated);
 const bob = admin.as("bob", authenticated);
-
-/** Retry a request the approval policy refuses as "not the operator" until the committed policy is in force. */
-async function untilAccepted(request: () => Promise<unknown>): Promise<void> {
-  await waitFor(
-    async () => {
-      try {
-        await request();
-        return true;
-      } catch (error) {
-        if (error instanceof KubeApiError && error.message.includes("only the remram operator"))
-          return undefined;
-        throw error;
-      }
-    },
-    { what: "the committed approval policy in force", timeoutMs: 30_000, intervalMs: 500 },
-  );
-}
 
 /** The message the API server rejects a request with (the test fails if it is accepted). */
 async function rejection(request: Promise<unknown>): Promise<string> {
@@ -589,7 +577,7 @@ describe("approving an ArtifactProposal", () => {
       // The operator's first status: Pending, Ready=False. The API server applies a changed admission policy
       // a moment after it is stored (another suite may just have installed the chart's with another identity), so
       // this first write waits for the committed policy to be in force.
-      await untilAccepted(() =>
+      await untilApprovalPolicyAccepts(() =>
         operatorClient.mergePatch(statusPath(name), {
           status: {
             phase: "Pending",

@@ -10,7 +10,7 @@ import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { generatedFiles } from "../src/api/generated-files.js";
 import { childName } from "../src/appliance/children/shared.js";
-import { KubeClient, type KubeObject } from "../src/runtime/kube-client.js";
+import { KubeApiError, KubeClient, type KubeObject } from "../src/runtime/kube-client.js";
 
 export function adminClient(): { client: KubeClient; kubeConfig: KubeConfig } {
   const endpoints = testbedEndpoints("kubernetes");
@@ -123,4 +123,24 @@ export function getStatusCondition(
   type: string,
 ): { status: string; reason: string; message?: string } | undefined {
   return object?.status?.conditions?.find((condition) => condition.type === type);
+}
+
+/**
+ * Retry a request the approval policy refuses as "not the operator" until the committed policy is in force: a
+ * changed admission policy takes effect a moment after it is stored.
+ */
+export async function untilApprovalPolicyAccepts(request: () => Promise<unknown>): Promise<void> {
+  await waitFor(
+    async () => {
+      try {
+        await request();
+        return true;
+      } catch (error) {
+        if (error instanceof KubeApiError && error.message.includes("only the remram operator"))
+          return undefined;
+        throw error;
+      }
+    },
+    { what: "the committed approval policy in force", timeoutMs: 30_000, intervalMs: 500 },
+  );
 }
