@@ -67,6 +67,20 @@ export async function namespacePids(namespace: string): Promise<number[]> {
     .filter((pid) => Number.isInteger(pid) && pid > 1);
 }
 
+/**
+ * Another checkout's namespace with no process left in it: that run was killed before its teardown (a CI job cut
+ * off, a power cut). Nothing of it is live, so a new run may take it away instead of refusing to start.
+ */
+export async function abandonedBy(
+  namespace: string,
+  hostVeth: string,
+  owner: string,
+): Promise<string | undefined> {
+  const recorded = vethOwner(hostVeth);
+  if (!namespaceExists(namespace) || recorded === undefined || recorded === owner) return undefined;
+  return (await namespacePids(namespace)).length === 0 ? recorded : undefined;
+}
+
 /** Every cgroup directory under these paths (relative to a hierarchy's root), in every hierarchy, deepest first. */
 export function cgroupSubtrees(relativePaths: readonly string[]): string[] {
   const dirs: string[] = [];

@@ -3,13 +3,13 @@
 // network namespace of their own. Requires root (network namespaces, mounts, cgroups).
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { binPath, runDir } from "../../paths.js";
 import { type ManagedProcess, spawnService } from "../../process.js";
 import { pinned, readVersionsEnv } from "../../versions.js";
 import { waitFor } from "../../wait.js";
-import { createVethNamespace, nsenter as nsenterNamespace } from "../host-footprint.js";
+import { abandonedBy, createVethNamespace, nsenter as nsenterNamespace } from "../host-footprint.js";
 import { kubeRequest } from "../kube-request.js";
 import { kubectl } from "../kubectl.js";
 import { type NodeObject, nodeSchedulable } from "../kwok-nodes.js";
@@ -98,7 +98,13 @@ async function checkNodeHost(): Promise<void> {
   if (!existsSync("/sys/fs/cgroup/memory") && !existsSync("/sys/fs/cgroup/cgroup.controllers")) {
     throw new Error("no memory cgroup is mounted under /sys/fs/cgroup: the kubelet cannot run pods here");
   }
-  // Another checkout's node (live, or crashed and not cleaned up there): starting would tear it down.
+  // Another checkout's node killed before its teardown: nothing of it runs, so its leftovers go.
+  const abandoned = await abandonedBy(nodeNetwork.namespace, nodeNetwork.hostVeth, nodeDir);
+  if (abandoned !== undefined) {
+    console.warn(`[testbed] removing the abandoned node of ${abandoned} (no process left in its namespace)`);
+    await teardownNode(abandoned, join(dirname(abandoned), "node-sysctls.json"));
+  }
+  // Another checkout's live node: starting would tear it down.
   const owner = nodeOwner();
   if (namespaceExists() && owner !== undefined && owner !== nodeDir) {
     throw new Error(

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { cacheDir, runDir } from "../../paths.js";
 import { spawnService } from "../../process.js";
 import { waitFor } from "../../wait.js";
+import { abandonedBy } from "../host-footprint.js";
 import type { PodmanEndpoints, Started, StartOptions } from "../types.js";
 import { podmanRequest } from "./api.js";
 import {
@@ -56,11 +57,6 @@ function checkPodmanHost(dir: string): void {
       `the socket path ${socket} is longer than a unix socket allows: use a shorter checkout path`,
     );
   }
-  if (namespaceExists() && !ownedBy(dir)) {
-    throw new Error(
-      `network namespace ${podmanNetwork.namespace} belongs to ${namespaceOwner() ?? "another run"}: stop that podman service there (make infra-down), or \`ip netns delete ${podmanNetwork.namespace}\``,
-    );
-  }
 }
 
 function writeConfiguration(dir: string): void {
@@ -79,6 +75,20 @@ function writeConfiguration(dir: string): void {
 export async function startPodman(options: StartOptions = {}): Promise<Started<PodmanEndpoints>> {
   const dir = podmanDir;
   checkPodmanHost(dir);
+  // Another checkout's service killed before its teardown: nothing of it runs, so its leftovers go.
+  const abandoned = await abandonedBy(podmanNetwork.namespace, podmanNetwork.hostVeth, dir);
+  if (abandoned !== undefined) {
+    console.warn(
+      `[testbed] removing the abandoned podman service of ${abandoned} (no process left in its namespace)`,
+    );
+    await teardownPodman(abandoned);
+  }
+  // Another checkout's live service: starting would tear it down.
+  if (namespaceExists() && !ownedBy(dir)) {
+    throw new Error(
+      `network namespace ${podmanNetwork.namespace} belongs to ${namespaceOwner() ?? "another run"}: stop that podman service there (make infra-down), or \`ip netns delete ${podmanNetwork.namespace}\``,
+    );
+  }
   // A crashed run of this checkout leaves its namespace, processes and store: take them away first.
   await teardownPodman(dir);
   const paths = podmanPaths(dir);
