@@ -7,6 +7,11 @@ export { startOllama } from "./services/ollama.js";
 export { pullModel } from "./services/ollama-transfer.js";
 export { startOpenClaw } from "./services/openclaw.js";
 export { startOpenSearch } from "./services/opensearch.js";
+export {
+  type SecuredOpenSearchEndpoints,
+  securedGet,
+  startSecuredOpenSearch,
+} from "./services/opensearch-secured.js";
 export { listContainerIds } from "./services/podman/api.js";
 export { localContainer, localImages } from "./services/podman/testcontainers.js";
 export type * from "./services/types.js";

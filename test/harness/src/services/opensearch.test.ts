@@ -15,7 +15,13 @@ const installation = {
 };
 
 describe("the OpenSearch node's opensearch.yml", () => {
-  const yml = renderNodeConfig({ httpPort: 40001, transportPort: 40002, dataDir: "/d", logsDir: "/l" });
+  const yml = renderNodeConfig({
+    httpPort: 40001,
+    transportPort: 40002,
+    dataDir: "/d",
+    logsDir: "/l",
+    snapshotsDir: "/s",
+  });
   const settings = Object.fromEntries(
     yml
       .trimEnd()
@@ -31,6 +37,7 @@ describe("the OpenSearch node's opensearch.yml", () => {
       "transport.port": "40002",
       "path.data": "/d",
       "path.logs": "/l",
+      "path.repo": "/s",
     });
   });
 
@@ -54,6 +61,7 @@ describe("the OpenSearch node's jvm.options", () => {
     transportPort: 2,
     dataDir: "/run/node/data",
     logsDir: "/run/node/logs",
+    snapshotsDir: "/run/node/snapshots",
   });
 
   it("sends the GC log, heap dumps and crash logs to the node's own dirs", () => {

@@ -35,6 +35,8 @@ export interface NodeSettings {
   transportPort: number;
   dataDir: string;
   logsDir: string;
+  /** path.repo: shared-filesystem snapshot repositories may live under it (the move to an external cluster). */
+  snapshotsDir: string;
 }
 
 /** The OpenSearch version pinned in hack/versions.env, so the installer and the harness agree on the directory. */
@@ -64,6 +66,7 @@ export function renderNodeConfig(settings: NodeSettings): string {
     `transport.port: ${settings.transportPort}`,
     `path.data: ${settings.dataDir}`,
     `path.logs: ${settings.logsDir}`,
+    `path.repo: ${settings.snapshotsDir}`,
     // Test machines often have disks over the 85 % watermark, which would leave new shards unassigned.
     "cluster.routing.allocation.disk.threshold_enabled: false",
   ].join("\n")}\n`;
@@ -106,11 +109,14 @@ export function lostPortRace(log: string): boolean {
   return /BindException|BindTransportException|Address already in use/.test(log);
 }
 
-function readInstallation(): OpenSearchInstallation {
+/** An installation in the cache: the plain one, or `-security` (hack/install-opensearch-security.sh). */
+export function readInstallation(variant: "" | "-security" = ""): OpenSearchInstallation {
   const version = pinnedOpenSearchVersion(readVersionsEnv());
-  const installed = join(cacheDir, `opensearch-${version}`);
+  const installed = join(cacheDir, `opensearch-${version}${variant}`);
   if (!existsSync(join(installed, "remram.env"))) {
-    throw new Error(`OpenSearch ${version} is not installed at ${installed}: ${installHint}`);
+    const hint =
+      variant === "" ? installHint : "run `bash hack/install-opensearch-security.sh` (or `make setup`)";
+    throw new Error(`OpenSearch ${version}${variant} is not installed at ${installed}: ${hint}`);
   }
   // The cache entry may be a link into the service user's home; that user can only use the real path.
   const home = realpathSync(installed);
@@ -154,15 +160,33 @@ function recordedPid(pidFile: string): number | undefined {
   }
 }
 
+/**
+ * What sets one kind of node apart: its installation, the settings and files it adds to its config dir
+ * (certificates, users), its URL's scheme and what a healthy node answers.
+ */
+export interface NodeFlavor {
+  installation: OpenSearchInstallation;
+  /** Written into the node's config dir before it starts; returns settings appended to opensearch.yml. */
+  configure?(configDir: string): string;
+  scheme: "http" | "https";
+  healthy(url: string): Promise<boolean>;
+}
+
+const plainHealth = async (url: string): Promise<boolean> =>
+  (await httpReady(`${url}/_cluster/health?wait_for_status=yellow&timeout=2s`, (r) => r.status === 200)) !==
+  undefined;
+
 /** Config (copied from the installation, plus our opensearch.yml), data, logs and tmp of one node. */
-function prepareNodeDir(installation: OpenSearchInstallation, nodeDir: string, settings: NodeSettings): void {
+function prepareNodeDir(flavor: NodeFlavor, nodeDir: string, settings: NodeSettings): void {
+  const { installation } = flavor;
   const configDir = join(nodeDir, "config");
   rmSync(configDir, { recursive: true, force: true });
   cpSync(join(installation.home, "config"), configDir, { recursive: true });
-  writeFileSync(join(configDir, "opensearch.yml"), renderNodeConfig(settings));
+  const extra = flavor.configure?.(configDir) ?? "";
+  writeFileSync(join(configDir, "opensearch.yml"), renderNodeConfig(settings) + extra);
   const jvmOptions = join(configDir, "jvm.options");
   writeFileSync(jvmOptions, renderJvmOptions(readFileSync(jvmOptions, "utf8"), settings));
-  for (const dir of [settings.dataDir, settings.logsDir, join(nodeDir, "tmp")])
+  for (const dir of [settings.dataDir, settings.logsDir, settings.snapshotsDir, join(nodeDir, "tmp")])
     mkdirSync(dir, { recursive: true });
   if (!runningAsRoot()) return;
   execFileSync("chown", ["-R", `${installation.runAs}:`, nodeDir]);
@@ -182,14 +206,24 @@ function prepareNodeDir(installation: OpenSearchInstallation, nodeDir: string, s
  * `make infra-down` and the next `make infra-up`.
  */
 export async function startOpenSearch(options: StartOptions = {}): Promise<Started<OpenSearchEndpoints>> {
-  const installation = readInstallation();
+  return startOpenSearchNode(
+    { installation: readInstallation(), scheme: "http", healthy: plainHealth },
+    options,
+  );
+}
+
+/** A node of `flavor` on free loopback ports (see startOpenSearch), healthy before it resolves. */
+export async function startOpenSearchNode(
+  flavor: NodeFlavor,
+  options: StartOptions = {},
+): Promise<Started<OpenSearchEndpoints>> {
   pruneStaleNodeDirs(Date.now());
   const timeoutMs = options.timeoutMs ?? 120_000;
   const deadline = Date.now() + timeoutMs;
   // Another process may grab a port between freePort() and the node's bind; that is worth a retry, nothing else is.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startNode(installation, options, Math.max(deadline - Date.now(), 1_000));
+      return await startNode(flavor, options, Math.max(deadline - Date.now(), 1_000));
     } catch (error) {
       if (!(error instanceof PortRaceError) || attempt === 3) throw error;
     }
@@ -199,10 +233,11 @@ export async function startOpenSearch(options: StartOptions = {}): Promise<Start
 class PortRaceError extends Error {}
 
 async function startNode(
-  installation: OpenSearchInstallation,
+  flavor: NodeFlavor,
   options: StartOptions,
   timeoutMs: number,
 ): Promise<Started<OpenSearchEndpoints>> {
+  const { installation } = flavor;
   const httpPort = await freePort();
   let transportPort = await freePort();
   while (transportPort === httpPort) transportPort = await freePort();
@@ -212,8 +247,9 @@ async function startNode(
     transportPort,
     dataDir: join(nodeDir, "data"),
     logsDir: join(nodeDir, "logs"),
+    snapshotsDir: join(nodeDir, "snapshots"),
   };
-  prepareNodeDir(installation, nodeDir, settings);
+  prepareNodeDir(flavor, nodeDir, settings);
   const { command, args } = launchCommand(installation, runningAsRoot(), join(nodeDir, nodePidFile));
   const node = spawnService({
     name: `opensearch-${httpPort}`,
@@ -233,14 +269,14 @@ async function startNode(
       OPENSEARCH_JAVA_OPTS: "-Xms512m -Xmx512m -XX:TieredStopAtLevel=1",
     },
   });
-  const url = `http://127.0.0.1:${httpPort}`;
+  const url = `${flavor.scheme}://127.0.0.1:${httpPort}`;
   const stop = async (): Promise<void> => {
     await node.stop(15_000);
     if (!options.detach) rmSync(nodeDir, { recursive: true, force: true });
   };
 
   try {
-    await waitForHealthy(node, url, timeoutMs);
+    await waitForHealthy(node, url, timeoutMs, flavor.healthy);
   } catch (error) {
     await stop();
     const tail = node.logTail(20);
@@ -251,13 +287,16 @@ async function startNode(
   return { endpoints: { url }, processes: [node], stop };
 }
 
-async function waitForHealthy(node: ManagedProcess, url: string, timeoutMs: number): Promise<void> {
-  await waitFor(
-    () =>
-      httpReady(
-        `${url}/_cluster/health?wait_for_status=yellow&timeout=2s`,
-        (response) => response.status === 200,
-      ),
-    { what: `opensearch at ${url}`, timeoutMs, intervalMs: 500, abortIf: node.exitReason },
-  );
+async function waitForHealthy(
+  node: ManagedProcess,
+  url: string,
+  timeoutMs: number,
+  healthy: (url: string) => Promise<boolean>,
+): Promise<void> {
+  await waitFor(async () => ((await healthy(url)) ? true : undefined), {
+    what: `opensearch at ${url}`,
+    timeoutMs,
+    intervalMs: 500,
+    abortIf: node.exitReason,
+  });
 }
