@@ -62,6 +62,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const store = createStore({
     url: config.opensearchUrl,
     ...(config.opensearchCredentials ? { credentials: config.opensearchCredentials } : {}),
+    ...(config.opensearchCa ? { ca: config.opensearchCa } : {}),
     indexPrefix: config.indexPrefix,
     embedDimensions: config.embedDimensions,
   });

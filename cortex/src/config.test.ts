@@ -48,6 +48,7 @@ describe("configuration", () => {
       (path) => files[path] ?? "",
     );
     expect(config.opensearchCredentials).toEqual({ username: "remram", password: "s3cret-value" });
+    expect(config.opensearchCa).toBeUndefined();
     expect(config.retrieveCandidates).toBe(24);
     expect(() =>
       loadConfig(
@@ -114,5 +115,22 @@ describe("configuration", () => {
         throw new Error("ENOENT");
       }),
     ).toThrowError("CORTEX_CONFIG_FILE /etc/cortex.json: ENOENT");
+  });
+
+  it("reads an external OpenSearch's CA bundle from the mounted file and refuses one that holds no certificate", () => {
+    const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+    const env = { REMRAM_OPENSEARCH_URL: "https://search.lan:9200", CORTEX_GATEWAY_TOKEN: token };
+    const config = loadConfig({ ...env, REMRAM_OPENSEARCH_CA_FILE: "/run/ca/ca.crt" }, (path) =>
+      path === "/run/ca/ca.crt" ? pem : "",
+    );
+    expect(config.opensearchCa).toBe(pem);
+    expect(() =>
+      loadConfig({ ...env, REMRAM_OPENSEARCH_CA_FILE: "/run/ca/ca.crt" }, () => "not a pem"),
+    ).toThrowError(/CORTEX_OPENSEARCH_CA_FILE: not a PEM certificate bundle/);
+    expect(() =>
+      loadConfig({ ...env, REMRAM_OPENSEARCH_CA_FILE: "/none" }, () => {
+        throw new Error("ENOENT: no such file");
+      }),
+    ).toThrowError(/OpenSearch CA bundle \/none: ENOENT/);
   });
 });

@@ -36,6 +36,11 @@ export const cortexConfig = z
       .object({ username: z.string().min(1), password: z.string().min(1) })
       .strict()
       .optional(),
+    /** PEM bundle of the CA(s) an external OpenSearch's certificate chains to (read from the file named by *_CA_FILE). */
+    opensearchCa: z
+      .string()
+      .includes("-----BEGIN CERTIFICATE-----", { message: "not a PEM certificate bundle" })
+      .optional(),
     /** Prefix of every index and template Cortex owns. */
     indexPrefix: z
       .string()
@@ -190,6 +195,14 @@ export function loadConfig(
       throw new ConfigError(`OpenSearch credentials in ${opensearchCredentialsDir}: ${describe(error)}`);
     }
   }
+  const opensearchCaFile = env.CORTEX_OPENSEARCH_CA_FILE || env.REMRAM_OPENSEARCH_CA_FILE;
+  if (opensearchCaFile) {
+    try {
+      raw.opensearchCa = readFile(opensearchCaFile);
+    } catch (error) {
+      throw new ConfigError(`OpenSearch CA bundle ${opensearchCaFile}: ${describe(error)}`);
+    }
+  }
   const parsed = cortexConfig.safeParse(raw);
   if (!parsed.success) {
     const reverse = new Map(
@@ -205,7 +218,8 @@ export function loadConfig(
             ? "CORTEX_CREDENTIALS_DIR or CORTEX_<CALLER>_TOKEN"
             : `CORTEX_${String(issue.path[1]).toUpperCase()}_TOKEN`
           : String(issue.path[0] ?? "");
-      return `${reverse.get(key) ?? key}: ${issue.message}`;
+      const name = key === "opensearchCa" ? "CORTEX_OPENSEARCH_CA_FILE" : (reverse.get(key) ?? key);
+      return `${name}: ${issue.message}`;
     });
     throw new ConfigError(`invalid Cortex configuration:\n  ${problems.join("\n  ")}`);
   }

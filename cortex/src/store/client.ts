@@ -9,6 +9,8 @@ export interface StoreOptions {
   url: string;
   /** Basic auth for an external cluster; the appliance's own OpenSearch needs none. */
   credentials?: { username: string; password: string };
+  /** PEM CA bundle an external cluster's certificate chains to (otherwise the system's trust store). */
+  ca?: string;
   indexPrefix: string;
   embedDimensions: number;
 }
@@ -73,6 +75,7 @@ export function createStore(options: StoreOptions): CortexStore {
     maxRetries: 1,
     requestTimeout: 10_000,
     ...(options.credentials ? { auth: options.credentials } : {}),
+    ...(options.ca ? { ssl: { ca: options.ca } } : {}),
   });
   return { client, indices: indexNames(options.indexPrefix), embedDimensions: options.embedDimensions };
 }

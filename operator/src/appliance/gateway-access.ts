@@ -40,6 +40,17 @@ export async function secretKeyState(
   return { version: secret.metadata.resourceVersion ?? "unknown" };
 }
 
+/** spec.escalation.cloud's key: its version, or what keeps it from the gateway; nothing without escalation. */
+export async function cloudKeyState(
+  client: Pick<KubeClient, "get">,
+  namespace: string,
+  spec: RemramApplianceSpec,
+): Promise<{ version?: string; problem?: string }> {
+  const cloud = spec.escalation.cloud;
+  if (cloud === undefined || !spec.escalation.enabled) return {};
+  return secretKeyState(client, namespace, cloud.apiKeySecretRef, "spec.escalation.cloud.apiKeySecretRef");
+}
+
 /** Each configured channel's token: the versions found, and what is missing for the others. */
 export async function channelTokens(
   client: Pick<KubeClient, "get">,

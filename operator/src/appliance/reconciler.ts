@@ -7,11 +7,7 @@ import { randomBytes } from "node:crypto";
 import { type CallerName, callerNames } from "@remram/contract";
 import type { Logger } from "pino";
 import type { Condition } from "../api/v1alpha1/common.js";
-import {
-  type RemramApplianceSpec,
-  type RemramApplianceStatus,
-  remramApplianceSpec,
-} from "../api/v1alpha1/remram-appliance.js";
+import { type RemramApplianceStatus, remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { isSubset } from "../runtime/apply.js";
 import type { Cache } from "../runtime/cache.js";
 import { mergeConditions, transitions } from "../runtime/conditions.js";
@@ -34,13 +30,14 @@ import {
   serviceUrl,
 } from "./children/shared.js";
 import { buildApplianceChildren, keepLiveStorage } from "./children.js";
+import { ExternalOpenSearchProbe, type ExternalTarget, type ProbeOutcome } from "./external-opensearch.js";
 import {
   CertManagerProbe,
   channelsCondition,
   channelTokens,
+  cloudKeyState,
   decodeSecretValue,
   observeExposure,
-  secretKeyState,
 } from "./gateway-access.js";
 import { settleExposure } from "./gateway-certificates.js";
 import {
@@ -82,6 +79,8 @@ export interface ApplianceReconcilerDeps {
   /** Where the operator itself reaches an appliance's Ollama (cluster DNS by default; overridden when run outside). */
   ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
   now: () => number;
+  /** How an external OpenSearch is asked (tests give a stand-in where no cluster runs). */
+  probeOpenSearch?: (target: ExternalTarget) => Promise<ProbeOutcome>;
   randomToken?: () => string;
   metrics?: OperatorMetrics;
   log: Logger;
@@ -101,8 +100,10 @@ const gatewayTokenKey = "token";
 
 export class ApplianceReconciler {
   private readonly certManager: CertManagerProbe;
+  private readonly externalOpenSearch: ExternalOpenSearchProbe;
   constructor(private readonly deps: ApplianceReconcilerDeps) {
     this.certManager = new CertManagerProbe(deps.client, deps.now);
+    this.externalOpenSearch = new ExternalOpenSearchProbe(deps.client, deps.now, deps.probeOpenSearch);
   }
 
   async reconcile(key: string): Promise<ReconcileResult | undefined> {
@@ -137,7 +138,8 @@ export class ApplianceReconciler {
       profileUsesGpu: profile.ollama.gpu,
     });
 
-    const cloudKey = await this.cloudKey(namespace, spec);
+    const cloudKey = await cloudKeyState(this.deps.client, namespace, spec);
+    const external = await this.externalOpenSearch.observe(namespace, name, spec);
     const tokens = await channelTokens(this.deps.client, namespace, spec);
     const liveIngress = this.deps.children("Ingress")?.get(namespace, childName(name, "gateway"));
     const ingressSpec = gatewayIngressSpec({ spec });
@@ -151,6 +153,7 @@ export class ApplianceReconciler {
       channelTokenVersions: tokens.versions,
       certManagerInstalled,
       ...(cloudKey.version === undefined ? {} : { cloudKeyVersion: cloudKey.version }),
+      ...(external.secretsVersion === undefined ? {} : { opensearchSecretsVersion: external.secretsVersion }),
       name,
       namespace,
       owner: controllerReference(appliance),
@@ -212,6 +215,7 @@ export class ApplianceReconciler {
       models: { required, ...modelReport },
       ...(hostMaxMapCount !== undefined ? { hostMaxMapCount } : {}),
       ...(cloudKey.problem === undefined ? {} : { cloudKeyProblem: cloudKey.problem }),
+      ...(external.condition === undefined ? {} : { externalOpenSearch: external.condition }),
     });
     const exposure = await observeExposure(this.deps.client, this.deps.children, ctx, this.deps.now());
     inputs.push(exposure.condition, channelsCondition(spec, tokens.versions, tokens.problems));
@@ -280,8 +284,12 @@ export class ApplianceReconciler {
     const ready = conditions.find((condition) => condition.type === "Ready")?.status === "True";
     if (!ready) return { requeueAfterMs: 15_000 };
     // The key's, tokens' and certificate's Secrets are outside the watched children: look again until they are there.
+    // An external OpenSearch is asked again as often: its Secrets are not watched, and it can go away on its own.
     const waiting =
-      cloudKey.problem !== undefined || tokens.problems.length > 0 || exposure.condition.status !== "True";
+      cloudKey.problem !== undefined ||
+      tokens.problems.length > 0 ||
+      exposure.condition.status !== "True" ||
+      external.condition !== undefined;
     return waiting ? { requeueAfterMs: 30_000 } : undefined;
   }
 
@@ -306,20 +314,6 @@ export class ApplianceReconciler {
    * spec.escalation.cloud's key: the Secret's resourceVersion when it holds the key, else what is missing. Only
    * presence is checked; the value stays in the Secret and reaches the gateway as an environment variable.
    */
-  private async cloudKey(
-    namespace: string,
-    spec: RemramApplianceSpec,
-  ): Promise<{ version?: string; problem?: string }> {
-    const cloud = spec.escalation.cloud;
-    if (cloud === undefined || !spec.escalation.enabled) return {};
-    return secretKeyState(
-      this.deps.client,
-      namespace,
-      cloud.apiKeySecretRef,
-      "spec.escalation.cloud.apiKeySecretRef",
-    );
-  }
-
   /** Apply each desired object whose fields are not all present in the live one; returns how many were applied. */
   private async applyChildren(desired: readonly KubeObject[]): Promise<number> {
     let applied = 0;

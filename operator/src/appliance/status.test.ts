@@ -69,6 +69,29 @@ describe("the appliance's conditions", () => {
     expect(conditions.Ready?.status).toBe("True");
   });
 
+  it("take an external cluster's OpenSearchReady from the operator's request to it, and block Ready on it", () => {
+    const spec = remramApplianceSpec.parse({
+      opensearch: { mode: "external", external: { url: "https://search.lan:9200" } },
+    });
+    const unasked = byType(applianceConditions(observation({ spec })));
+    expect(unasked.OpenSearchReady).toMatchObject({ status: "Unknown", reason: "NotMeasured" });
+    const refused = byType(
+      applianceConditions(
+        observation({
+          spec,
+          externalOpenSearch: {
+            type: "OpenSearchReady",
+            status: "False",
+            reason: "OpenSearchUnauthorized",
+            message: "refused",
+          },
+        }),
+      ),
+    );
+    expect(refused.Ready).toMatchObject({ status: "False", reason: "OpenSearchUnauthorized" });
+    expect(refused.HostPrerequisitesMet?.reason).toBe("ExternalOpenSearch");
+  });
+
   it("hold ModelsReady until /api/tags lists every required model, accepting the :latest tag", () => {
     const pulling = byType(
       applianceConditions(observation({ models: { ...models, listed: [{ name: "qwen3:8b" }] } })),

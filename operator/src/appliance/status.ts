@@ -75,6 +75,8 @@ export interface ApplianceObservation {
   models: ModelObservation;
   /** What keeps spec.escalation.cloud's key from the gateway (no Secret, no such key); undefined when found. */
   cloudKeyProblem?: string;
+  /** OpenSearchReady of an external cluster, from the operator's own request to it (external-opensearch.ts). */
+  externalOpenSearch?: ConditionInput;
 }
 
 const conditionTitles = {
@@ -278,9 +280,14 @@ function escalationCondition(observation: ApplianceObservation): ConditionInput 
 export function applianceConditions(observation: ApplianceObservation): ConditionInput[] {
   const components: ConditionInput[] = [
     hostCondition(observation),
-    ...(observation.spec.opensearch.mode === "embedded"
-      ? [workloadCondition("opensearch", observation.workloads.opensearch)]
-      : []),
+    observation.spec.opensearch.mode === "embedded"
+      ? workloadCondition("opensearch", observation.workloads.opensearch)
+      : (observation.externalOpenSearch ?? {
+          type: "OpenSearchReady",
+          status: "Unknown",
+          reason: ApplianceReason.NotMeasured,
+          message: "the external cluster has not been asked yet",
+        }),
     workloadCondition("ollama", observation.workloads.ollama),
     modelsCondition(observation.models),
     workloadCondition("cortex", observation.workloads.cortex),

@@ -55,6 +55,16 @@ const openSearchSpec = withCel(
             .strict()
             .optional()
             .describe("Secret with `username` and `password` keys."),
+          caSecretRef: z
+            .object({
+              name: secretKeyRef.shape.name,
+              key: secretKeyRef.shape.key.default("ca.crt"),
+            })
+            .strict()
+            .optional()
+            .describe(
+              "Secret holding the PEM CA bundle the cluster's certificate chains to (key `ca.crt` by default); without it the system's trust store decides.",
+            ),
         })
         .strict()
         .optional(),
@@ -562,6 +572,13 @@ export const ApplianceReason = {
   VmMaxMapCountTooLow: "VmMaxMapCountTooLow",
   NotMeasured: "NotMeasured",
   ExternalOpenSearch: "ExternalOpenSearch",
+  // OpenSearchReady of an external cluster: the operator's own request to it
+  OpenSearchConnected: "OpenSearchConnected",
+  OpenSearchCertificateUntrusted: "OpenSearchCertificateUntrusted",
+  OpenSearchUnauthorized: "OpenSearchUnauthorized",
+  OpenSearchForbidden: "OpenSearchForbidden",
+  OpenSearchUnreachable: "OpenSearchUnreachable",
+  OpenSearchSecretMissing: "OpenSearchSecretMissing",
   // OpenSearchReady, OllamaReady, CortexReady, GatewayReady (RollingOut also for Progressing)
   Available: "Available",
   RollingOut: "RollingOut",

@@ -55,6 +55,9 @@ function opensearchUrl(ctx: ApplianceContext): string {
  * root file system is read-only, so every path it writes is named here or lies on an emptyDir (HOME, /tmp).
  */
 export const cortexDataDir = "/data/cortex";
+/** Where the external OpenSearch's CA bundle is mounted (spec.opensearch.external.caSecretRef). */
+const opensearchCaDir = "/var/run/secrets/remram/opensearch-ca";
+export const opensearchSecretsVersionAnnotation = "remram.io/opensearch-secrets-version";
 export const cortexRepoDir = `${cortexDataDir}/repo`;
 export const cortexArchiveDir = `${cortexDataDir}/archive`;
 /** Cortex writes artifacts under `artifacts/` of its repository (maturationPlugin's default artifactsDir). */
@@ -66,6 +69,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
   const models = requiredModels(ctx);
   const workspace = ctx.spec.workspace;
   const credentials = ctx.spec.opensearch.external?.credentialsSecretRef;
+  const ca = ctx.spec.opensearch.external?.caSecretRef;
   const env = [
     { name: "CORTEX_PORT", value: String(ports.cortex) },
     { name: "CORTEX_CREDENTIALS_DIR", value: cortexCredentialsDir },
@@ -74,6 +78,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
     ...(credentials
       ? [{ name: "REMRAM_OPENSEARCH_CREDENTIALS_DIR", value: "/var/run/secrets/remram/opensearch" }]
       : []),
+    ...(ca ? [{ name: "REMRAM_OPENSEARCH_CA_FILE", value: `${opensearchCaDir}/ca.crt` }] : []),
     { name: "REMRAM_OLLAMA_URL", value: serviceUrl(ctx, "ollama") },
     { name: "REMRAM_EMBED_MODEL", value: models.embedding },
     // Dream words its principles with the reflection model (the role is "Model for reflection and dream").
@@ -102,7 +107,13 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
       strategy: { type: "Recreate" },
       selector: { matchLabels: selectorLabels(ctx.name, "cortex") },
       template: {
-        metadata: { labels: childLabels(ctx.name, "cortex") },
+        metadata: {
+          labels: childLabels(ctx.name, "cortex"),
+          // Cortex reads the external cluster's credentials and CA at start: a changed Secret rolls it.
+          ...(ctx.opensearchSecretsVersion
+            ? { annotations: { [opensearchSecretsVersionAnnotation]: ctx.opensearchSecretsVersion } }
+            : {}),
+        },
         spec: {
           automountServiceAccountToken: false,
           securityContext: restrictedPodSecurity(1000),
@@ -131,6 +142,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
                       },
                     ]
                   : []),
+                ...(ca ? [{ name: "opensearch-ca", mountPath: opensearchCaDir, readOnly: true }] : []),
                 // Its own folder on the claim, never the agent's workspace (the gateway sees only artifacts/).
                 { name: "workspace", mountPath: cortexDataDir, subPath: "cortex" },
                 { name: "home", mountPath: cortexHomeDir },
@@ -151,6 +163,14 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
             },
             ...(credentials
               ? [{ name: "opensearch-credentials", secret: { secretName: credentials.name } }]
+              : []),
+            ...(ca
+              ? [
+                  {
+                    name: "opensearch-ca",
+                    secret: { secretName: ca.name, items: [{ key: ca.key, path: "ca.crt" }] },
+                  },
+                ]
               : []),
             { name: "workspace", persistentVolumeClaim: { claimName: childName(ctx.name, "workspace") } },
             { name: "home", emptyDir: {} },

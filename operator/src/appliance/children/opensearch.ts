@@ -14,6 +14,9 @@ import {
   selectorLabels,
 } from "./shared.js";
 
+/** path.repo of the embedded node: on its data volume, so a snapshot survives the pod and `kubectl cp` reaches it. */
+export const embeddedSnapshotsDir = "/usr/share/opensearch/data/snapshots";
+
 /** The init container reads the host's vm.max_map_count (not namespaced) into its termination message. */
 export const hostCheckContainer = "host-check";
 
@@ -56,6 +59,9 @@ export function buildOpenSearch(ctx: ApplianceContext): KubeObject[] {
                 { name: "cluster.name", value: ctx.name },
                 { name: "discovery.type", value: "single-node" },
                 { name: "bootstrap.memory_lock", value: "false" },
+                // Snapshots to a shared-filesystem repository on the data volume: how a household moves its knowledge
+                // to a bigger cluster (docs/operator.md, "Moving to an external OpenSearch").
+                { name: "path.repo", value: embeddedSnapshotsDir },
                 { name: "OPENSEARCH_JAVA_OPTS", value: `-Xms${heapMiB}m -Xmx${heapMiB}m` },
                 // Plain HTTP inside the namespace; the NetworkPolicy admits only Cortex on 9200.
                 { name: "DISABLE_SECURITY_PLUGIN", value: "true" },

@@ -48,6 +48,8 @@ export interface ApplianceContext {
    * cloud model or the key is missing (then nothing escalates). A new version rolls the gateway onto the new key.
    */
   cloudKeyVersion?: string;
+  /** The external OpenSearch's credential and CA Secrets' versions: Cortex reads them at start, so a change restarts it. */
+  opensearchSecretsVersion?: string;
   /**
    * The resourceVersion of each spec.gateway.channels token Secret that holds its key; a channel without one stays
    * out of the gateway's config (its pod would not start without the variable). A new version rolls the gateway.
