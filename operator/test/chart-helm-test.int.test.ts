@@ -74,7 +74,7 @@ describe.skipIf(node === undefined)("helm test of the operator chart on the real
     expect(installOutput).toContain(`helm test ${release} -n ${operatorNamespace}`);
   });
 
-  it("passes both test Pods under restricted Pod Security, and removes the hooks' RBAC", async () => {
+  it("passes both test Pods under restricted Pod Security, their logs shown by helm test --logs", async () => {
     const output = await helm("test", release, "--logs", "--timeout=180s");
     expect(output).toMatch(
       new RegExp(`TEST SUITE:\\s+${release}-test-operator-ready[\\s\\S]*?Phase:\\s+Succeeded`),
@@ -86,12 +86,9 @@ describe.skipIf(node === undefined)("helm test of the operator chart on the real
     for (const crd of ["remramappliances", "dreamschedules", "dimensionpolicies", "artifactproposals"]) {
       expect(output).toContain(`${crd}.remram.io: Established`);
     }
-    const hookRbac = `${release}-${operatorNamespace}-test-crds`;
-    await expect(kubectl(["get", "clusterrole", hookRbac])).rejects.toThrow(/NotFound/);
-    await expect(kubectl(["get", "clusterrolebinding", hookRbac])).rejects.toThrow(/NotFound/);
-    await expect(
-      kubectl(["-n", operatorNamespace, "get", "serviceaccount", `${release}-test-crds`]),
-    ).rejects.toThrow(/NotFound/);
+    // Kept (Completed) for `helm test --logs`, replaced by the next run.
+    const pods = await kubectl(["-n", operatorNamespace, "get", "pods", "-o", "name"]);
+    expect(pods).toContain(`pod/${release}-test-crds-established`);
   }, 240_000);
 
   it("keeps a pod without the test's labels away from the probe port", async () => {
