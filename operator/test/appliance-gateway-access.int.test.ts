@@ -7,17 +7,20 @@ import { X509Certificate } from "node:crypto";
 // channel on a real gateway.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logDir } from "../../test/harness/src/paths.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { channelTokenVersionsAnnotation } from "../src/appliance/children/gateway.js";
-import { loadHardwareProfiles } from "../src/appliance/hardware-profiles.js";
 import { channelTokenEnv } from "../src/appliance/openclaw-channels.js";
-import { defaultImages } from "../src/config.js";
-import { type RunningOperator, startOperator } from "../src/operator.js";
+import type { RunningOperator } from "../src/operator.js";
 import type { KubeObject } from "../src/runtime/kube-client.js";
-import { adminClient, createNamespace, getStatusCondition, installCrds, runSuffix } from "./cluster.js";
+import {
+  adminClient,
+  createNamespace,
+  getStatusCondition,
+  installCrds,
+  runSuffix,
+  startTestOperator,
+} from "./cluster.js";
 import { householdCertificates } from "./tls-fixtures.js";
 
 const { client, kubeConfig } = adminClient();
@@ -71,25 +74,7 @@ beforeAll(async () => {
   certificates = await householdCertificates(host);
   await installCrds(client);
   await createNamespace(client, namespace);
-  operator = await startOperator({
-    kubeConfig,
-    log: pino(
-      { level: "warn" },
-      pino.destination({ dest: join(logDir, `operator-${suffix}.log`), sync: true }),
-    ),
-    identity: `test-operator-${suffix}`,
-    leaseNamespace: namespace,
-    images: defaultImages,
-    profiles: loadHardwareProfiles(join(import.meta.dirname, "../../hardware-profiles")),
-    probePort: 0,
-    resyncMs: 60_000,
-    watchNamespaces: [namespace],
-    ollamaUrl: () => "http://127.0.0.1:9",
-  });
-  await waitFor(async () => (operator.isLeader() ? true : undefined), {
-    what: "leadership",
-    timeoutMs: 30_000,
-  });
+  operator = await startTestOperator(kubeConfig, namespace, suffix);
   await client.create(api, {
     apiVersion: "remram.io/v1alpha1",
     kind: "RemramAppliance",

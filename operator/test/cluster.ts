@@ -4,12 +4,18 @@
  * local-path provisioner would provide.
  */
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { loadAll } from "js-yaml";
+import { pino } from "pino";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
+import { logDir } from "../../test/harness/src/paths.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { generatedFiles } from "../src/api/generated-files.js";
 import { childName } from "../src/appliance/children/shared.js";
+import { loadHardwareProfiles } from "../src/appliance/hardware-profiles.js";
+import { defaultImages } from "../src/config.js";
+import { type OperatorOptions, type RunningOperator, startOperator } from "../src/operator.js";
 import { KubeApiError, KubeClient, type KubeObject } from "../src/runtime/kube-client.js";
 
 export function adminClient(): { client: KubeClient; kubeConfig: KubeConfig } {
@@ -143,4 +149,38 @@ export async function untilApprovalPolicyAccepts(request: () => Promise<unknown>
     },
     { what: "the committed approval policy in force", timeoutMs: 30_000, intervalMs: 500 },
   );
+}
+
+/**
+ * The operator in this process against the test bed's API server, as the chart runs it for one appliance namespace
+ * (its warnings in a log file beside the test bed's); resolves once it holds its Lease.
+ */
+export async function startTestOperator(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  suffix: string,
+  overrides: Partial<OperatorOptions> = {},
+): Promise<RunningOperator> {
+  const operator = await startOperator({
+    kubeConfig,
+    log: pino(
+      { level: "warn" },
+      pino.destination({ dest: join(logDir, `operator-${suffix}.log`), sync: true }),
+    ),
+    identity: `test-operator-${suffix}`,
+    leaseNamespace: namespace,
+    images: defaultImages,
+    profiles: loadHardwareProfiles(join(import.meta.dirname, "../../hardware-profiles")),
+    probePort: 0,
+    resyncMs: 60_000,
+    watchNamespaces: [namespace],
+    // No model is pulled in these suites: a closed port.
+    ollamaUrl: () => "http://127.0.0.1:9",
+    ...overrides,
+  });
+  await waitFor(async () => (operator.isLeader() ? true : undefined), {
+    what: "leadership",
+    timeoutMs: 30_000,
+  });
+  return operator;
 }

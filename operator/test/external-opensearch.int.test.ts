@@ -13,21 +13,24 @@ import { promisify } from "node:util";
 import type { Client } from "@opensearch-project/opensearch";
 import { type SecuredOpenSearchEndpoints, type Started, startSecuredOpenSearch } from "@remram/test-harness";
 import type { FastifyInstance } from "fastify";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCorpus } from "../../bench/pollution-corpus.js";
 import { buildApp, createStore, loadConfig } from "../../cortex/src/index.js";
 import { bearer, testCredentials } from "../../cortex/src/testing/callers.js";
 import { ingestEvents, startCortex } from "../../cortex/test/helpers.js";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
-import { logDir } from "../../test/harness/src/paths.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { opensearchSecretsVersionAnnotation } from "../src/appliance/children/cortex.js";
-import { loadHardwareProfiles } from "../src/appliance/hardware-profiles.js";
-import { defaultImages } from "../src/config.js";
-import { type RunningOperator, startOperator } from "../src/operator.js";
+import type { RunningOperator } from "../src/operator.js";
 import type { KubeObject } from "../src/runtime/kube-client.js";
-import { adminClient, createNamespace, getStatusCondition, installCrds, runSuffix } from "./cluster.js";
+import {
+  adminClient,
+  createNamespace,
+  getStatusCondition,
+  installCrds,
+  runSuffix,
+  startTestOperator,
+} from "./cluster.js";
 
 const run = promisify(execFile);
 const { client, kubeConfig } = adminClient();
@@ -106,25 +109,7 @@ beforeAll(async () => {
   const { caCertificate, username, password, url } = opensearch.endpoints;
   await putSecret("search-credentials", { username, password });
   await putSecret("search-ca", { "ca.crt": caCertificate });
-  operator = await startOperator({
-    kubeConfig,
-    log: pino(
-      { level: "warn" },
-      pino.destination({ dest: join(logDir, `operator-${suffix}.log`), sync: true }),
-    ),
-    identity: `test-operator-${suffix}`,
-    leaseNamespace: namespace,
-    images: defaultImages,
-    profiles: loadHardwareProfiles(join(import.meta.dirname, "../../hardware-profiles")),
-    probePort: 0,
-    resyncMs: 60_000,
-    watchNamespaces: [namespace],
-    ollamaUrl: () => "http://127.0.0.1:9",
-  });
-  await waitFor(async () => (operator.isLeader() ? true : undefined), {
-    what: "leadership",
-    timeoutMs: 30_000,
-  });
+  operator = await startTestOperator(kubeConfig, namespace, suffix);
   await client.create(api, {
     apiVersion: "remram.io/v1alpha1",
     kind: "RemramAppliance",
