@@ -88,6 +88,8 @@ export async function createRbac(
 
 export interface OperatorAndCortex {
   operator: RunningOperator;
+  /** The operator's Lease in defaultOperatorNamespace (suffixed: suites never share one). */
+  leaseName: string;
   cortexUrl: string;
   workspaceDir: string;
   stop(): Promise<void>;
@@ -130,6 +132,8 @@ export async function startOperatorAndCortex(
   kubeConfig: KubeConfig,
   namespace: string,
   suffix: string,
+  /** Cortex embeds with this Ollama's model (the test bed's); without it Cortex is lexical only. */
+  options: { ollama?: { url: string; embedModel: string } } = {},
 ): Promise<OperatorAndCortex> {
   const scratch = mkdtempSync(join(tmpdir(), "remram-operator-"));
   const workspaceDir = join(scratch, "workspace");
@@ -138,6 +142,9 @@ export async function startOperatorAndCortex(
     config: cortexConfig.parse({
       opensearchUrl: testbedEndpoints("opensearch").url,
       indexPrefix: `op-${suffix}`,
+      ...(options.ollama === undefined
+        ? {}
+        : { ollamaUrl: options.ollama.url, embedModel: options.ollama.embedModel }),
       credentials: cortexCredentials,
       logLevel: "silent",
       port: 0,
@@ -188,6 +195,7 @@ export async function startOperatorAndCortex(
   });
   return {
     operator,
+    leaseName: `remram-operator-${suffix}`,
     cortexUrl,
     workspaceDir,
     stop: async () => {

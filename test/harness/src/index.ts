@@ -14,6 +14,13 @@ export {
 } from "./services/opensearch-secured.js";
 export { listContainerIds } from "./services/podman/api.js";
 export { localContainer, localImages } from "./services/podman/testcontainers.js";
+export {
+  type PrometheusEndpoints,
+  type PromSeries,
+  queryPrometheus,
+  type ScrapeTarget,
+  startPrometheus,
+} from "./services/prometheus.js";
 export type * from "./services/types.js";
 export { startTestbed, type TestbedEndpoints } from "./testbed.js";
 export { httpReady, waitFor } from "./wait.js";
