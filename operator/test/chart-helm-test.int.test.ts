@@ -1,8 +1,7 @@
 // `helm test` of the chart on the real node: `helm install` (the operator only, no appliance) in namespaces of its
 // own under restricted Pod Security, `helm test` runs both test Pods there (the operator's /readyz through its
-// Service past the NetworkPolicy; the four CRDs Established, read with the hook's own ServiceAccount), the hooks'
-// RBAC is gone afterwards, a pod without the test's labels is refused by the policy, and NOTES differ between
-// install and upgrade. Needs the node service (REMRAM_TESTBED=node); skipped without it.
+// Service past the NetworkPolicy; the four CRDs served by discovery), `--logs` shows what both printed, a pod
+// without the test's labels is refused by the policy, and NOTES differ between install and upgrade. Needs the node service (REMRAM_TESTBED=node); skipped without it.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
