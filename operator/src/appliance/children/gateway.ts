@@ -73,7 +73,6 @@ export function retrieveTimeoutMs(ctx: Pick<ApplianceContext, "spec" | "useGpu">
 }
 
 export function buildGateway(ctx: ApplianceContext): KubeObject[] {
-  const behindIngress = ctx.spec.gateway.expose.type === "Ingress";
   const versions = ctx.channelTokenVersions ?? {};
   const foundChannels = channelTokenRefs(ctx.spec.gateway.channels)
     .map(({ channel }) => channel)
@@ -188,20 +187,13 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
                 { name: "http", containerPort: ports.gateway },
                 { name: "metrics", containerPort: hooksMetricsPort },
               ],
-              // Behind the Ingress the gateway trusts X-Forwarded-For from the pod network, and refuses a request from
-              // there without it, the kubelet's probes included (they come from the node's bridge address): a TCP
-              // probe then, whose connection OpenClaw never attributes.
               readinessProbe: {
-                ...(behindIngress
-                  ? { tcpSocket: { port: "http" } }
-                  : { httpGet: { path: "/readyz", port: "http" } }),
+                httpGet: { path: "/readyz", port: "http" },
                 periodSeconds: 10,
                 failureThreshold: 12,
               },
               livenessProbe: {
-                ...(behindIngress
-                  ? { tcpSocket: { port: "http" } }
-                  : { httpGet: { path: "/healthz", port: "http" } }),
+                httpGet: { path: "/healthz", port: "http" },
                 periodSeconds: 20,
                 failureThreshold: 6,
               },
