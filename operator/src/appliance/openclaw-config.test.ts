@@ -15,7 +15,6 @@ const bob = { id: "bob", identities: [{ channel: "telegram", peer: "987654321" }
 function configFor(specInput: unknown) {
   return gatewayConfigFor(specInput) as {
     session: Record<string, unknown>;
-    gateway: { trustedProxies?: string[] };
     tools: Record<string, unknown>;
     agents: {
       ownership?: string;
@@ -61,26 +60,6 @@ describe("the gateway config for a household", () => {
     const config = configFor({});
     expect(config.session).toEqual({ dmScope: "per-channel-peer" });
     expect(config.plugins.entries["remram-hooks"].config).not.toHaveProperty("principals");
-  });
-});
-
-describe("the gateway behind the Ingress", () => {
-  it("trusts X-Forwarded-For only from the ingress controller's pods, and only when exposed through an Ingress", () => {
-    const ingress = (extra: Record<string, unknown> = {}) =>
-      configFor({
-        gateway: { expose: { type: "Ingress", ingress: { host: "moltbox.home.arpa", ...extra } } },
-      });
-    expect(ingress().gateway.trustedProxies).toEqual(["10.42.0.0/16"]);
-    expect(ingress({ trustedProxies: ["10.0.5.0/24"] }).gateway.trustedProxies).toEqual(["10.0.5.0/24"]);
-    expect(configFor({ gateway: { expose: { type: "NodePort" } } }).gateway.trustedProxies).toBeUndefined();
-    expect(configFor({}).gateway.trustedProxies).toBeUndefined();
-    expect(() =>
-      remramApplianceSpec.parse({
-        gateway: {
-          expose: { type: "Ingress", ingress: { host: "moltbox.home.arpa", trustedProxies: ["anyone"] } },
-        },
-      }),
-    ).toThrowError(/an IP address or CIDR/);
   });
 });
 

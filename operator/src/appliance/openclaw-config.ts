@@ -174,11 +174,6 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       bind: "lan",
       auth: { mode: "token", token: input.gatewayToken },
       http: { endpoints: { chatCompletions: { enabled: true } } },
-      // Behind the Ingress every request carries X-Forwarded-For; OpenClaw refuses it unless it came from a trusted
-      // proxy (the ingress controller's pods).
-      ...(input.gateway.expose.type === "Ingress" && input.gateway.expose.ingress
-        ? { trustedProxies: [...input.gateway.expose.ingress.trustedProxies] }
-        : {}),
     },
     models: {
       mode: "replace",

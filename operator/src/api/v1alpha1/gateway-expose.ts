@@ -69,19 +69,6 @@ const ingress = z
     className: dnsSubdomain.default("traefik").describe("IngressClass; k3s ships Traefik as `traefik`."),
     host: hostName,
     tls: ingressTls.prefault({}),
-    trustedProxies: z
-      .array(
-        z
-          .string()
-          .max(64)
-          .regex(/^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/, "an IP address or CIDR, e.g. 10.42.0.0/16"),
-      )
-      .min(1)
-      .max(16)
-      .default(["10.42.0.0/16"])
-      .describe(
-        "Addresses of the ingress controller's pods: the gateway takes the client's address from X-Forwarded-For only from them, and refuses forwarded requests from anyone else. k3s's pod network by default.",
-      ),
   })
   .strict();
 
