@@ -20,6 +20,7 @@ import {
   installCrds,
   runSuffix,
   startTestOperator,
+  untilCondition as untilApplianceCondition,
 } from "./cluster.js";
 import { householdCertificates } from "./tls-fixtures.js";
 
@@ -43,17 +44,8 @@ let certificates: { dir: string; ca: string };
 
 const appliance = () => client.get<Appliance>(`${api}/box`);
 
-/** Wait for a condition; a timeout names the conditions as they last were. */
 const untilCondition = (type: string, status: string, reason: string) =>
-  waitFor(
-    async () => {
-      const current = await appliance();
-      const condition = getStatusCondition(current, type);
-      if (condition?.status === status && condition.reason === reason) return current;
-      throw new Error(JSON.stringify(current?.status?.conditions ?? []));
-    },
-    { what: `${type}=${status}/${reason}`, timeoutMs: 60_000, intervalMs: 500 },
-  );
+  untilApplianceCondition<Appliance>(client, `${api}/box`, type, status, reason);
 
 /** An annotation on the appliance wakes its reconcile at once (user Secrets are not watched; it would come in 30 s). */
 const nudge = (value: string) =>

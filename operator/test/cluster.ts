@@ -131,6 +131,30 @@ export function getStatusCondition(
   return object?.status?.conditions?.find((condition) => condition.type === type);
 }
 
+type WithConditions = KubeObject & {
+  status?: { conditions?: { type: string; status: string; reason: string; message?: string }[] };
+};
+
+/** Wait up to a minute until the object at `path` has condition `type` = status/reason; a timeout names them all. */
+export function untilCondition<T extends WithConditions>(
+  client: KubeClient,
+  path: string,
+  type: string,
+  status: string,
+  reason: string,
+): Promise<T> {
+  return waitFor(
+    async () => {
+      const current = await client.get<T>(path);
+      const condition = getStatusCondition(current, type);
+      if (current !== undefined && condition?.status === status && condition.reason === reason)
+        return current;
+      throw new Error(JSON.stringify(current?.status?.conditions ?? []));
+    },
+    { what: `${type}=${status}/${reason}`, timeoutMs: 60_000, intervalMs: 500 },
+  );
+}
+
 /**
  * Retry a request the approval policy refuses as "not the operator" until the committed policy is in force: a
  * changed admission policy takes effect a moment after it is stored.

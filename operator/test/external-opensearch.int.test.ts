@@ -30,6 +30,7 @@ import {
   installCrds,
   runSuffix,
   startTestOperator,
+  untilCondition as untilApplianceCondition,
 } from "./cluster.js";
 
 const run = promisify(execFile);
@@ -49,15 +50,7 @@ let scratch: string;
 
 const appliance = () => client.get<Appliance>(`${api}/box`);
 const untilCondition = (type: string, status: string, reason: string) =>
-  waitFor(
-    async () => {
-      const current = await appliance();
-      const condition = getStatusCondition(current, type);
-      if (condition?.status === status && condition.reason === reason) return current;
-      throw new Error(JSON.stringify(current?.status?.conditions ?? []));
-    },
-    { what: `${type}=${status}/${reason}`, timeoutMs: 60_000, intervalMs: 500 },
-  );
+  untilApplianceCondition<Appliance>(client, `${api}/box`, type, status, reason);
 const putSecret = async (name: string, stringData: Record<string, string>) => {
   const existing = await client.get<KubeObject>(`${secrets}/${name}`);
   if (existing === undefined) {
