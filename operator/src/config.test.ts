@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { load } from "js-yaml";
 import { describe, expect, it } from "vitest";
-import { defaultImages } from "./config.js";
+import { defaultImages, loadSettings } from "./config.js";
 
 const repo = join(import.meta.dirname, "../..");
 const versions = Object.fromEntries(
@@ -30,5 +30,22 @@ describe("operand image versions", () => {
 
   it("are the same in the chart's operandImages", () => {
     expect(chartValues.operandImages).toEqual(defaultImages);
+  });
+});
+
+describe("the ingress controller setting", () => {
+  it("is k3s's Traefik by default, none when empty, and refused when it names no Service", () => {
+    expect(loadSettings({}).ingressController).toEqual({ namespace: "kube-system", name: "traefik" });
+    expect(
+      loadSettings({ REMRAM_INGRESS_CONTROLLER_SERVICE: "ingress-nginx/ingress-nginx-controller" })
+        .ingressController,
+    ).toEqual({
+      namespace: "ingress-nginx",
+      name: "ingress-nginx-controller",
+    });
+    expect(loadSettings({ REMRAM_INGRESS_CONTROLLER_SERVICE: "" }).ingressController).toBeUndefined();
+    expect(() => loadSettings({ REMRAM_INGRESS_CONTROLLER_SERVICE: "traefik" })).toThrowError(
+      /REMRAM_INGRESS_CONTROLLER_SERVICE: .*is not <namespace>\/<name>/,
+    );
   });
 });

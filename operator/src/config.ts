@@ -4,6 +4,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { OperatorImages } from "./appliance/children/shared.js";
+import {
+  type IngressControllerService,
+  parseIngressControllerService,
+} from "./appliance/ingress-controller.js";
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -25,6 +29,8 @@ const settings = z.object({
   REMRAM_WATCH_NAMESPACES: z.string().default(""),
   /** Comma-separated namespaces whose Prometheus may scrape appliance metrics ports; empty = none. */
   REMRAM_METRICS_NAMESPACES: z.string().default(""),
+  /** The ingress controller's Service, <namespace>/<name>, whose pods the gateway trusts behind an Ingress; "" = none. */
+  REMRAM_INGRESS_CONTROLLER_SERVICE: z.string().default("kube-system/traefik"),
   REMRAM_PROBE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   REMRAM_RESYNC_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   /** How often pending Cortex proposals (an explicit save's page among them) are mirrored between dream cycles. */
@@ -50,6 +56,7 @@ export interface OperatorSettings {
   profilesDir: string;
   watchNamespaces?: string[];
   metricsNamespaces: string[];
+  ingressController?: IngressControllerService;
   probePort: number;
   resyncMs: number;
   proposalMirrorMs: number;
@@ -80,12 +87,21 @@ export function loadSettings(env: NodeJS.ProcessEnv): OperatorSettings {
   const parsed = settings.safeParse(env);
   if (!parsed.success) throw new Error(`invalid operator settings: ${z.prettifyError(parsed.error)}`);
   const value = parsed.data;
+  let ingressController: IngressControllerService | undefined;
+  try {
+    ingressController = parseIngressControllerService(value.REMRAM_INGRESS_CONTROLLER_SERVICE);
+  } catch (error) {
+    throw new Error(
+      `invalid operator settings: REMRAM_INGRESS_CONTROLLER_SERVICE: ${(error as Error).message}`,
+    );
+  }
   return {
     identity: value.POD_NAME,
     namespace: value.POD_NAMESPACE,
     profilesDir: value.REMRAM_PROFILES_DIR ?? defaultProfilesDir(),
     ...watchNamespaces(value.REMRAM_WATCH_NAMESPACES),
     metricsNamespaces: namespaceList(value.REMRAM_METRICS_NAMESPACES),
+    ...(ingressController === undefined ? {} : { ingressController }),
     probePort: value.REMRAM_PROBE_PORT,
     resyncMs: value.REMRAM_RESYNC_SECONDS * 1000,
     proposalMirrorMs: value.REMRAM_PROPOSAL_MIRROR_SECONDS * 1000,

@@ -23,6 +23,7 @@ const operator = await startOperator({
   profiles: loadHardwareProfiles(settings.profilesDir),
   ...(settings.watchNamespaces ? { watchNamespaces: settings.watchNamespaces } : {}),
   metricsNamespaces: settings.metricsNamespaces,
+  ...(settings.ingressController ? { ingressController: settings.ingressController } : {}),
   probePort: settings.probePort,
   resyncMs: settings.resyncMs,
   proposalMirrorMs: settings.proposalMirrorMs,

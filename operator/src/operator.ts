@@ -11,6 +11,7 @@ import { allKinds } from "./api/v1alpha1/index.js";
 import type { OperatorImages } from "./appliance/children/shared.js";
 import { managedSelector, setupApplianceController } from "./appliance/controller.js";
 import type { HardwareProfile, ProfileName } from "./appliance/hardware-profiles.js";
+import type { IngressControllerService } from "./appliance/ingress-controller.js";
 import { setupArtifactProposalController } from "./artifact-proposal/controller.js";
 import { CortexDirectory } from "./cortex/directory.js";
 import { setupDimensionPolicyController } from "./dimension-policy/controller.js";
@@ -39,6 +40,8 @@ export interface OperatorOptions {
   watchNamespaces?: readonly string[];
   /** Namespaces whose Prometheus may scrape appliance metrics (the chart's metrics.allowedNamespaces). */
   metricsNamespaces?: readonly string[];
+  /** The ingress controller's Service (the chart's ingressController); undefined: its pods are not looked up. */
+  ingressController?: IngressControllerService;
   /** 0 = no probe server (tests); else /healthz, /readyz and /metrics on this port. */
   probePort?: number;
   resyncMs?: number;
@@ -102,6 +105,7 @@ export function setupControllers(manager: Manager, options: OperatorOptions, ope
     operatorNamespace: options.leaseNamespace,
     ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
     ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+    ...(options.ingressController ? { ingressController: options.ingressController } : {}),
   });
   const cortex = new CortexDirectory({
     // The appliance controller's Secret cache: the token Secrets it generates are in it.

@@ -9,7 +9,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../test/harness/src/wait.js";
-import { channelTokenVersionsAnnotation } from "../src/appliance/children/gateway.js";
+import { channelTokenVersionsAnnotation, configHashAnnotation } from "../src/appliance/children/gateway.js";
 import { channelTokenEnv } from "../src/appliance/openclaw-channels.js";
 import type { RunningOperator } from "../src/operator.js";
 import type { KubeObject } from "../src/runtime/kube-client.js";
@@ -31,6 +31,22 @@ const api = `/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances`;
 const host = `moltbox.${namespace}.test`;
 const secrets = `/api/v1/namespaces/${namespace}/secrets`;
 const ingressPath = `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/box-gateway`;
+// The ingress controller's namespace for this suite (kube-system's Traefik on a k3s box): its Service's
+// EndpointSlice holds the controller pods' addresses, the only ones the gateway takes X-Forwarded-For from.
+const controllerNamespace = `ingress-${suffix}`;
+const slices = `/apis/discovery.k8s.io/v1/namespaces/${controllerNamespace}/endpointslices`;
+const controllerSlice = (addresses: string[]) => ({
+  apiVersion: "discovery.k8s.io/v1",
+  kind: "EndpointSlice",
+  metadata: {
+    name: "traefik-abcde",
+    namespace: controllerNamespace,
+    labels: { "kubernetes.io/service-name": "traefik" },
+  },
+  addressType: "IPv4",
+  ports: [{ name: "websecure", port: 8443, protocol: "TCP" }],
+  endpoints: addresses.map((address) => ({ addresses: [address], conditions: { ready: true } })),
+});
 
 type Appliance = KubeObject & {
   status?: {
@@ -62,11 +78,27 @@ type GatewayDeployment = KubeObject & {
 const gatewayDeployment = () =>
   client.get<GatewayDeployment>(`/apis/apps/v1/namespaces/${namespace}/deployments/box-gateway`);
 
+/** gateway.trustedProxies of the openclaw.json the operator wrote. */
+async function trustedProxies(): Promise<string[] | undefined> {
+  const secret = await client.get<KubeObject & { data: Record<string, string> }>(
+    `${secrets}/box-gateway-config`,
+  );
+  const config = JSON.parse(
+    Buffer.from(secret?.data["openclaw.json"] ?? "e30=", "base64").toString("utf8"),
+  ) as {
+    gateway?: { trustedProxies?: string[] };
+  };
+  return config.gateway?.trustedProxies;
+}
+
 beforeAll(async () => {
   certificates = await householdCertificates(host);
   await installCrds(client);
   await createNamespace(client, namespace);
-  operator = await startTestOperator(kubeConfig, namespace, suffix);
+  await createNamespace(client, controllerNamespace);
+  operator = await startTestOperator(kubeConfig, namespace, suffix, {
+    ingressController: { namespace: controllerNamespace, name: "traefik" },
+  });
   await client.create(api, {
     apiVersion: "remram.io/v1alpha1",
     kind: "RemramAppliance",
@@ -87,10 +119,43 @@ beforeAll(async () => {
 afterAll(async () => {
   await operator?.stop();
   await client.delete(`/api/v1/namespaces/${namespace}`);
+  await client.delete(`/api/v1/namespaces/${controllerNamespace}`);
   if (certificates !== undefined) rmSync(certificates.dir, { recursive: true, force: true });
 });
 
 describe("the gateway's exposure and channels, reconciled against the real API server", () => {
+  it("trusts forwarded requests from the ingress controller's pods only, and follows them as they move", async () => {
+    // No controller endpoints yet: trusted from nobody, and the condition says why.
+    const unknown = await untilCondition("GatewayExposed", "False", "IngressProxyUnknown");
+    expect(getStatusCondition(unknown, "GatewayExposed")?.message).toContain(
+      `no endpoints of Service ${controllerNamespace}/traefik`,
+    );
+    expect(await trustedProxies()).toBeUndefined();
+    await client.create(slices, controllerSlice(["10.42.0.7"]));
+    // The watch wakes the appliance: no nudge.
+    await untilCondition("GatewayExposed", "False", "CertificateMissing");
+    await waitFor(async () => ((await trustedProxies())?.join() === "10.42.0.7" ? true : undefined), {
+      what: "gateway.trustedProxies = the controller pod's address",
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
+    const hashBefore = (await gatewayDeployment())?.spec.template.metadata.annotations?.[
+      configHashAnnotation
+    ];
+    // The controller rescheduled: a new address, and the gateway rolls onto it.
+    await client.mergePatch(`${slices}/traefik-abcde`, {
+      endpoints: [{ addresses: ["10.42.0.31"], conditions: { ready: true } }],
+    });
+    await waitFor(async () => ((await trustedProxies())?.join() === "10.42.0.31" ? true : undefined), {
+      what: "gateway.trustedProxies = the moved pod's address",
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
+    const hashAfter = (await gatewayDeployment())?.spec.template.metadata.annotations?.[configHashAnnotation];
+    expect(hashAfter).toBeDefined();
+    expect(hashAfter).not.toBe(hashBefore);
+  });
+
   it("says which Secret is missing, applies the Ingress anyway, and keeps channels off without their token", async () => {
     const waiting = await untilCondition("GatewayExposed", "False", "CertificateMissing");
     expect(getStatusCondition(waiting, "GatewayExposed")?.message).toContain("Secret household-tls");

@@ -159,11 +159,8 @@ describe("the appliance through `helm upgrade`", () => {
   }, 240_000);
 });
 
-// The gateway as a household device reaches it, through Traefik over HTTPS (spec.gateway.expose type Ingress), does
-// not work yet: OpenClaw refuses forwarded requests from an untrusted proxy (proxy_attribution_required), and with
-// gateway.trustedProxies set to the pod network the gateway never became Ready on the node. Off until that is
-// fixed (issue 18); real-appliance-ingress.ts is the test that must pass then.
-void describeIngress;
+// The gateway as a household device reaches it: through Traefik over HTTPS (spec.gateway.expose type Ingress).
+describeIngress();
 
 // After a conversation, a dream, an approval and an upgrade, before the destructive tests; the rotated credential
 // is among the values the leak check then looks for.

@@ -132,6 +132,15 @@ describe("the Helm chart on a real API server", () => {
       expect(await operatorCan(verb, "runtimeclasses.node.k8s.io"), verb).toBe(false);
   });
 
+  it("lets the operator read the ingress controller's EndpointSlices in its namespace only, and write none", async () => {
+    for (const verb of ["list", "watch"])
+      expect(await operatorCan(verb, "endpointslices.discovery.k8s.io", "kube-system"), verb).toBe(true);
+    for (const verb of ["create", "patch", "delete"])
+      expect(await operatorCan(verb, "endpointslices.discovery.k8s.io", "kube-system"), verb).toBe(false);
+    expect(await operatorCan("list", "endpointslices.discovery.k8s.io", "default")).toBe(false);
+    expect(await operatorCan("list", "endpointslices.discovery.k8s.io")).toBe(false);
+  });
+
   it("runs the operator Deployment under the restricted pod security standard", async () => {
     const { stdout, stderr } = await kubectl(
       "label",

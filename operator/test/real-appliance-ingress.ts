@@ -68,6 +68,31 @@ interface ApplianceView {
   };
 }
 
+/** The gateway pod rolled onto its new openclaw.json (trustedProxies comes and goes with the Ingress). */
+const gatewayRolledOut = () =>
+  kubectl(
+    ["-n", namespace, "rollout", "status", "deployment/moltbox-gateway", "--timeout=300s"],
+    undefined,
+    310_000,
+  );
+
+/** gateway.trustedProxies of the openclaw.json the operator wrote for the gateway. */
+async function gatewayTrustedProxies(): Promise<string[] | undefined> {
+  const encoded = await kubectl([
+    "-n",
+    namespace,
+    "get",
+    "secret",
+    "moltbox-gateway-config",
+    "-o",
+    "jsonpath={.data.openclaw\\.json}",
+  ]);
+  const config = JSON.parse(Buffer.from(encoded, "base64").toString("utf8")) as {
+    gateway?: { trustedProxies?: string[] };
+  };
+  return config.gateway?.trustedProxies;
+}
+
 const appliance = async (): Promise<ApplianceView> =>
   JSON.parse(
     await kubectl(["-n", namespace, "get", "remramappliance", "moltbox", "-o", "json"]),
@@ -107,6 +132,20 @@ export function describeIngress(): void {
           expect(ingress.metadata.annotations?.["traefik.ingress.kubernetes.io/router.entrypoints"]).toBe(
             "websecure",
           );
+          // The gateway takes X-Forwarded-For from Traefik's pod alone (the operator read it from the Service's
+          // EndpointSlice): not from the pod network, where the kubelet's probes come from.
+          const traefikPod = await kubectl([
+            "-n",
+            "kube-system",
+            "get",
+            "pods",
+            "-l",
+            "app.kubernetes.io/name=traefik",
+            "-o",
+            "jsonpath={.items[*].status.podIP}",
+          ]);
+          expect(await gatewayTrustedProxies()).toEqual(traefikPod.trim().split(" "));
+          await gatewayRolledOut();
           // What a household device does: trust the published CA, then talk to the gateway by its name.
           const trusted = published?.gateway?.caCertificate ?? "";
           // Until Traefik has read the Secret it presents its default certificate, which the CA refuses.
@@ -170,9 +209,12 @@ export function describeIngress(): void {
             intervalMs: 1_000,
           },
         );
+        // Trusted from nobody again, and the gateway back on that config before the next suites talk to it.
+        expect(await gatewayTrustedProxies()).toBeUndefined();
+        await gatewayRolledOut();
         measured.ingressSuiteMs = Date.now() - started;
       },
-      turnTimeoutMs + 180_000,
+      turnTimeoutMs + 800_000,
     );
   });
 }

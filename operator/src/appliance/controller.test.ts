@@ -82,6 +82,34 @@ describe("the appliance controller", () => {
     expect(watch("RuntimeClass").map(runtimeClass, "add")).toEqual(["home/box", "lab/bench"]);
   });
 
+  it("watches the ingress controller's EndpointSlices in its own namespace only when told where it is", () => {
+    const manager = new RecordingManager();
+    setupApplianceController(manager, {
+      profiles,
+      images,
+      operatorNamespace: "remram-system",
+      ingressController: { namespace: "kube-system", name: "traefik" },
+    });
+    const slices = manager
+      .declaration("appliance")
+      .watches?.find((each) => each.kind.kind === "EndpointSlice");
+    expect(slices).toMatchObject({
+      kind: kinds.endpointSlices,
+      labelSelector: "kubernetes.io/service-name=traefik",
+      namespace: "kube-system",
+    });
+    manager.caches.get(cacheKey(kinds.remramAppliances))?.objects.push(appliance("home", "box"));
+    const slice = {
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: { name: "traefik-x" },
+    };
+    expect(slices?.map(slice, "update")).toEqual(["home/box"]);
+    // Without the chart's ingressController nothing in kube-system is watched.
+    const { declaration } = setUp();
+    expect(declaration.watches?.some((each) => each.kind.kind === "EndpointSlice")).toBe(false);
+  });
+
   it("maps retained PVCs and OpenSearch pods to their appliance by label", () => {
     const { watch } = setUp();
     const labelled: KubeObject = {

@@ -2,7 +2,7 @@
  * The RemramAppliance controller: it reconciles appliances, owns their workloads, Services, Secrets,
  * NetworkPolicies and the gateway's Ingress (cert-manager's objects, applied only where cert-manager is installed,
  * are read without a cache), and watches what else changes an appliance: its retained PVCs and OpenSearch pods (by the
- * appliance label), nodes (GPU changes only) and RuntimeClasses.
+ * appliance label), nodes (GPU changes only), RuntimeClasses and the ingress controller's EndpointSlices.
  */
 import type { Cache } from "../runtime/cache.js";
 import type { Controller } from "../runtime/controller.js";
@@ -14,6 +14,11 @@ import * as kinds from "../runtime/resource-kinds.js";
 import { applianceLabel, managedBy, type OperatorImages } from "./children/shared.js";
 import type { GpuNodeLike, RuntimeClassLike } from "./gpu.js";
 import type { HardwareProfile, ProfileName } from "./hardware-profiles.js";
+import {
+  endpointSliceSelector,
+  type IngressControllerService,
+  ingressProxiesOf,
+} from "./ingress-controller.js";
 import { ModelPuller } from "./model-puller.js";
 import { ApplianceReconciler, type PodLike, type RemramAppliance } from "./reconciler.js";
 
@@ -41,6 +46,8 @@ export interface ApplianceControllerOptions {
   operatorNamespace: string;
   ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
   fetchImpl?: typeof fetch;
+  /** The ingress controller's Service (the chart's ingressController): the gateway behind an Ingress trusts its pods. */
+  ingressController?: IngressControllerService;
 }
 
 /** What of a node matters to appliances: GPU allocatable, GPU labels, schedulability, runtime handlers. */
@@ -85,6 +92,19 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
     childKinds.map((kind) => [kind.kind, manager.cache(kind, managedSelector)]),
   );
   const models = new ModelPuller(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {});
+  const ingressController = options.ingressController;
+  const ingressSlices =
+    ingressController === undefined
+      ? undefined
+      : {
+          kind: kinds.endpointSlices,
+          labelSelector: endpointSliceSelector(ingressController),
+          namespace: ingressController.namespace,
+        };
+  const ingressSliceCache =
+    ingressSlices === undefined
+      ? undefined
+      : manager.cache(ingressSlices.kind, ingressSlices.labelSelector, ingressSlices.namespace);
   const reconciler = new ApplianceReconciler({
     client: manager.client,
     appliances,
@@ -99,6 +119,11 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
     operatorNamespace: options.operatorNamespace,
     models,
     enqueue: (key) => controller.enqueue(key),
+    ...(ingressController === undefined || ingressSlices === undefined
+      ? {}
+      : {
+          ingressProxies: () => ingressProxiesOf(ingressController, ingressSliceCache?.list() ?? []),
+        }),
     ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
     metrics: manager.metrics,
     now: manager.now,
@@ -116,6 +141,8 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
       { kind: kinds.nodes, map: onGpuChange(everyAppliance) },
       // Which RuntimeClass exists decides GPU or CPU (gpu.ts); they are few and rarely change, so any event wakes all.
       { kind: kinds.runtimeClasses, map: everyAppliance },
+      // The ingress controller's pods moved: each gateway behind an Ingress trusts their new addresses.
+      ...(ingressSlices === undefined ? [] : [{ ...ingressSlices, map: everyAppliance }]),
     ],
     reconcile: (key) => reconciler.reconcile(key),
     // Closing the pull streams lets Ollama cancel the downloads and record their parts for the next leader.

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import type { KubeObject } from "../runtime/kube-client.js";
 import { gatewayTls } from "./children/gateway-expose.js";
+import type { IngressProxies } from "./children/shared.js";
 import {
   CertManagerProbe,
   certificateAge,
@@ -37,18 +38,28 @@ describe("a certificate's age", () => {
 describe("GatewayExposed and status.gateway", () => {
   const exposure = (
     expose: unknown,
-    options: { certManager?: boolean; secret?: TlsSecretObservation; now?: number; nodePort?: number } = {},
+    options: {
+      certManager?: boolean;
+      secret?: TlsSecretObservation;
+      now?: number;
+      nodePort?: number;
+      ingressProxies?: IngressProxies | null;
+    } = {},
   ) => {
     const spec = remramApplianceSpec.parse({ gateway: { expose } });
+    const ingressProxies =
+      options.ingressProxies === undefined ? traefikFound : (options.ingressProxies ?? undefined);
     return gatewayExposure({
       name: "box",
       spec,
       tls: gatewayTls({ name: "box", spec }, options.certManager ?? false),
       ...(options.secret === undefined ? {} : { secret: options.secret }),
       ...(options.nodePort === undefined ? {} : { nodePort: options.nodePort }),
+      ...(ingressProxies === undefined ? {} : { ingressProxies }),
       now: options.now ?? servingNotBefore + day,
     });
   };
+  const traefikFound: IngressProxies = { service: "kube-system/traefik", addresses: ["10.42.0.7"] };
   const ingress = (tls: Record<string, unknown> = {}) => ({
     type: "Ingress",
     ingress: { host: servingHost, tls },
@@ -115,6 +126,25 @@ describe("GatewayExposed and status.gateway", () => {
     const due = exposure(ingress({ secretName: "mine" }), { secret: issued, now: servingNotAfter - day });
     expect(due.condition).toMatchObject({ status: "True", reason: "IngressReady" });
     expect(due.condition.message).toContain("past two thirds of its lifetime: renew Secret mine");
+  });
+
+  it("is False while the gateway cannot know the ingress controller's address, since it would refuse every request", () => {
+    const missing = exposure(ingress(), {
+      secret: issued,
+      ingressProxies: { service: "kube-system/traefik", addresses: [] },
+    });
+    expect(missing.condition).toMatchObject({ status: "False", reason: "IngressProxyUnknown" });
+    expect(missing.condition.message).toContain("no endpoints of Service kube-system/traefik");
+    expect(missing.status).toEqual({ url: `https://${servingHost}/` });
+    const notTold = exposure(ingress({ enabled: false }), { ingressProxies: null }).condition;
+    expect(notTold).toMatchObject({ status: "False", reason: "IngressProxyUnknown" });
+    expect(notTold.message).toContain("ingressController is empty");
+    // The spec's own list stands in for discovery.
+    const listed = exposure(
+      { type: "Ingress", ingress: { host: servingHost, trustedProxies: ["192.168.1.10"] } },
+      { secret: issued, ingressProxies: null },
+    );
+    expect(listed.condition).toMatchObject({ status: "True", reason: "IngressReady" });
   });
 
   it("warns that plain HTTP carries the token in clear", () => {

@@ -16,9 +16,10 @@ import {
   type GatewayTls,
   gatewayIngressSpec,
   gatewayTls,
+  gatewayTrustedProxies,
   unwantedExposure,
 } from "./children/gateway-expose.js";
-import { type ApplianceContext, childName } from "./children/shared.js";
+import { type ApplianceContext, childName, type IngressProxies } from "./children/shared.js";
 import { activeChannels, channelTokenRefs, memberPeers } from "./openclaw-channels.js";
 
 export function decodeSecretValue(secret: KubeObject | undefined, key: string): string | undefined {
@@ -135,6 +136,7 @@ interface ExposureInput {
   secret?: TlsSecretObservation;
   /** The node port Kubernetes gave the Service (type NodePort). */
   nodePort?: number;
+  ingressProxies?: IngressProxies;
   now: number;
 }
 
@@ -180,6 +182,22 @@ export function gatewayExposure(input: ExposureInput): { condition: ConditionInp
   const { tls } = input;
   const plain = tls.mode === "off";
   const url = `${plain ? "http" : "https"}://${ingress.host}/`;
+  if (gatewayTrustedProxies(input).length === 0) {
+    const where = input.ingressProxies
+      ? `no endpoints of Service ${input.ingressProxies.service} (the chart's ingressController) were found`
+      : "the operator is not told where the ingress controller runs (the chart's ingressController is empty)";
+    return {
+      condition: {
+        type,
+        status: "False",
+        reason: ApplianceReason.IngressProxyUnknown,
+        message: message(
+          `the gateway refuses requests forwarded by the ingress controller until it knows the controller's address: ${where}; set spec.gateway.expose.ingress.trustedProxies`,
+        ),
+      },
+      status: { url },
+    };
+  }
   if (plain) {
     return {
       condition: {
@@ -335,6 +353,7 @@ export async function observeExposure(
     tls,
     ...(secret === undefined ? {} : { secret }),
     ...(nodePort === undefined ? {} : { nodePort }),
+    ...(ctx.ingressProxies === undefined ? {} : { ingressProxies: ctx.ingressProxies }),
     now,
   });
 }

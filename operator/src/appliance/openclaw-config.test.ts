@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import type { ApplianceContext } from "./children/shared.js";
 import { gatewayCortexTokenFile, gatewayWorkspaceDir } from "./openclaw-config.js";
 import { gatewayConfigFor } from "./testing/context.js";
 
@@ -12,9 +13,10 @@ const alice = {
 };
 const bob = { id: "bob", identities: [{ channel: "telegram", peer: "987654321" }] };
 
-function configFor(specInput: unknown) {
-  return gatewayConfigFor(specInput) as {
+function configFor(specInput: unknown, overrides: Partial<ApplianceContext> = {}) {
+  return gatewayConfigFor(specInput, overrides) as {
     session: Record<string, unknown>;
+    gateway: { trustedProxies?: string[] };
     tools: Record<string, unknown>;
     agents: {
       ownership?: string;
@@ -60,6 +62,36 @@ describe("the gateway config for a household", () => {
     const config = configFor({});
     expect(config.session).toEqual({ dmScope: "per-channel-peer" });
     expect(config.plugins.entries["remram-hooks"].config).not.toHaveProperty("principals");
+  });
+});
+
+describe("the gateway behind the Ingress", () => {
+  const traefik = {
+    ingressProxies: { service: "kube-system/traefik", addresses: ["10.42.0.7", "10.42.0.9"] },
+  };
+  const ingress = (extra: Record<string, unknown> = {}) => ({
+    gateway: { expose: { type: "Ingress", ingress: { host: "moltbox.home.arpa", ...extra } } },
+  });
+
+  it("trusts X-Forwarded-For only from the ingress controller's pods, and only when exposed through an Ingress", () => {
+    expect(configFor(ingress(), traefik).gateway.trustedProxies).toEqual(["10.42.0.7", "10.42.0.9"]);
+    // The spec's list replaces what the operator found.
+    expect(configFor(ingress({ trustedProxies: ["192.168.1.10"] }), traefik).gateway.trustedProxies).toEqual([
+      "192.168.1.10",
+    ]);
+    // Nothing found: trusted from nobody (GatewayExposed says why), never a guess such as the pod network.
+    expect(configFor(ingress()).gateway.trustedProxies).toBeUndefined();
+    expect(
+      configFor({ gateway: { expose: { type: "NodePort" } } }, traefik).gateway.trustedProxies,
+    ).toBeUndefined();
+    expect(configFor({}, traefik).gateway.trustedProxies).toBeUndefined();
+  });
+
+  it("refuses a trusted proxy that is not an address", () => {
+    expect(() => remramApplianceSpec.parse(ingress({ trustedProxies: ["anyone"] }))).toThrowError(
+      /an IP address or CIDR/,
+    );
+    expect(() => remramApplianceSpec.parse(ingress({ trustedProxies: [] }))).toThrowError();
   });
 });
 

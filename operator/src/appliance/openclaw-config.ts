@@ -93,6 +93,8 @@ export interface OpenClawConfigInput {
   /** How long a run waits for its knowledge (the plugin's retrieve cap). */
   retrieveTimeoutMs: number;
   gatewayToken: string;
+  /** Where the gateway takes X-Forwarded-For from (gatewayTrustedProxies); empty: from nobody. */
+  trustedProxies?: readonly string[];
   household?: RemramApplianceSpec["household"];
   /** Where ArtifactProposals are approved: the plugin names the object in its reply to an explicit save. */
   approval?: { appliance: string; namespace: string };
@@ -174,6 +176,9 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
       bind: "lan",
       auth: { mode: "token", token: input.gatewayToken },
       http: { endpoints: { chatCompletions: { enabled: true } } },
+      // Behind the Ingress every request carries X-Forwarded-For, which OpenClaw refuses unless a trusted proxy
+      // (the ingress controller's pods) sent it.
+      ...(input.trustedProxies?.length ? { trustedProxies: [...input.trustedProxies] } : {}),
     },
     models: {
       mode: "replace",

@@ -25,6 +25,7 @@ import { hostCheckContainer } from "./children/opensearch.js";
 import {
   type ApplianceContext,
   childName,
+  type IngressProxies,
   type OperatorImages,
   selectorLabels,
   serviceUrl,
@@ -79,6 +80,8 @@ export interface ApplianceReconcilerDeps {
   /** Where the operator itself reaches an appliance's Ollama (cluster DNS by default; overridden when run outside). */
   ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
   now: () => number;
+  /** The ingress controller's pod addresses, from its watched EndpointSlices; undefined: the operator does not look. */
+  ingressProxies?: () => IngressProxies;
   /** How an external OpenSearch is asked (tests give a stand-in where no cluster runs). */
   probeOpenSearch?: (target: ExternalTarget) => Promise<ProbeOutcome>;
   randomToken?: () => string;
@@ -149,9 +152,11 @@ export class ApplianceReconciler {
       liveIngress !== undefined
         ? await this.certManager.installed()
         : false;
+    const ingressProxies = this.deps.ingressProxies?.();
     const ctx: ApplianceContext = {
       channelTokenVersions: tokens.versions,
       certManagerInstalled,
+      ...(ingressProxies === undefined ? {} : { ingressProxies }),
       ...(cloudKey.version === undefined ? {} : { cloudKeyVersion: cloudKey.version }),
       ...(external.secretsVersion === undefined ? {} : { opensearchSecretsVersion: external.secretsVersion }),
       name,

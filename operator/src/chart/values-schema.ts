@@ -189,6 +189,19 @@ export const chartValues = z
         ),
       })
       .describe("Images of what the operator deploys; the defaults follow hack/versions.env."),
+    ingressController: z
+      .strictObject({
+        enabled: z
+          .boolean()
+          .describe(
+            "Read the controller's Service endpoints (a Role in its namespace: list and watch EndpointSlices), so a gateway behind an Ingress trusts forwarded requests from its pods only. false: appliances exposed through an Ingress list spec.gateway.expose.ingress.trustedProxies themselves.",
+          ),
+        namespace: namespaceName.describe("The controller's namespace (k3s: kube-system)."),
+        service: namespaceName.describe("The controller's Service (k3s: traefik)."),
+      })
+      .describe(
+        "The ingress controller in front of appliances' gateways (spec.gateway.expose.type Ingress).",
+      ),
     // The operator's own bounds (REMRAM_RESYNC_SECONDS, LOG_LEVEL, REMRAM_PROBE_PORT in operator/src/config.ts).
     resyncSeconds: z
       .int()

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cacheKey, cacheSources, type EventHandler, SharedCache, type SourceInformer } from "./cache.js";
 import type { KubeObject } from "./kube-client.js";
-import { deployments, nodes, remramAppliances } from "./resource-kinds.js";
+import { deployments, endpointSlices, nodes, remramAppliances } from "./resource-kinds.js";
 
 describe("a cache's list-watches", () => {
   it("are one per watched namespace for a namespaced kind", () => {
@@ -22,9 +22,25 @@ describe("a cache's list-watches", () => {
     ]);
   });
 
-  it("are keyed by group/version/kind and label selector", () => {
+  it("are one in a pinned namespace, whatever the watched namespaces", () => {
+    const selector = "kubernetes.io/service-name=traefik";
+    for (const scope of [{ watchNamespaces: ["a", "b"] }, {}]) {
+      expect(cacheSources(endpointSlices, selector, scope, "kube-system")).toEqual([
+        {
+          name: "endpointslices@kube-system",
+          path: "/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices",
+          labelSelector: selector,
+        },
+      ]);
+    }
+  });
+
+  it("are keyed by group/version/kind, label selector and pinned namespace", () => {
     expect(cacheKey(deployments)).toBe("apps/v1/Deployment");
     expect(cacheKey(deployments, "managed=yes")).toBe("apps/v1/Deployment?managed=yes");
+    expect(cacheKey(deployments, "managed=yes", "kube-system")).toBe(
+      "apps/v1/Deployment@kube-system?managed=yes",
+    );
   });
 });
 

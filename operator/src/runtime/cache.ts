@@ -27,9 +27,12 @@ export interface SourceInformer extends Cache<KubeObject> {
 
 export type EventHandler = (object: KubeObject, event: InformerEvent) => void;
 
-/** The cache key: group/version/kind and label selector (the namespace scope follows from the kind). */
-export function cacheKey(kind: GroupVersionKind, labelSelector?: string): string {
-  return `${kind.apiVersion}/${kind.kind}${labelSelector ? `?${labelSelector}` : ""}`;
+/**
+ * The cache key: group/version/kind, label selector and a pinned namespace (otherwise the namespace scope follows
+ * from the kind).
+ */
+export function cacheKey(kind: GroupVersionKind, labelSelector?: string, namespace?: string): string {
+  return `${kind.apiVersion}/${kind.kind}${namespace ? `@${namespace}` : ""}${labelSelector ? `?${labelSelector}` : ""}`;
 }
 
 /** Where caches watch: namespaced kinds only in watchNamespaces (undefined: all), except clusterWideKinds. */
@@ -39,15 +42,24 @@ export interface CacheScope {
   clusterWideKinds?: readonly GroupVersionKind[];
 }
 
-/** The list-watches behind a cache of `kind`: one per watched namespace for a namespaced kind, else one. */
+/**
+ * The list-watches behind a cache of `kind`: one per watched namespace for a namespaced kind, else one; a pinned
+ * namespace (a cluster add-on's objects, outside the appliances' namespaces) is watched alone.
+ */
 export function cacheSources(
   kind: GroupVersionKind,
   labelSelector: string | undefined,
   scope: CacheScope,
+  pinnedNamespace?: string,
 ): CacheSource[] {
   const { plural, namespaced } = resourceOf(kind.kind);
   const clusterWide = scope.clusterWideKinds?.some((each) => cacheKey(each) === cacheKey(kind));
-  const scopes = namespaced && !clusterWide && scope.watchNamespaces ? scope.watchNamespaces : [undefined];
+  const scopes =
+    namespaced && pinnedNamespace !== undefined
+      ? [pinnedNamespace]
+      : namespaced && !clusterWide && scope.watchNamespaces
+        ? scope.watchNamespaces
+        : [undefined];
   return scopes.map((namespace) => ({
     name: namespace === undefined ? plural : `${plural}@${namespace}`,
     path: resourcePath(kind.apiVersion, kind.kind, namespace),

@@ -12,6 +12,8 @@ import { controllerOwnerKey, objectKey, splitKey } from "./owner.js";
 export interface Selection {
   kind: GroupVersionKind;
   labelSelector?: string;
+  /** Watch this namespace only, whatever the operator's namespaces (a cluster add-on's objects, e.g. kube-system's). */
+  namespace?: string;
 }
 
 export interface Watch extends Selection {
@@ -66,7 +68,11 @@ export function eventRoutes(declaration: ControllerDeclaration, scope: Namespace
   );
   const watched = (declaration.watches ?? []).map(
     (watch): EventRoute => ({
-      source: { kind: watch.kind, ...(watch.labelSelector ? { labelSelector: watch.labelSelector } : {}) },
+      source: {
+        kind: watch.kind,
+        ...(watch.labelSelector ? { labelSelector: watch.labelSelector } : {}),
+        ...(watch.namespace ? { namespace: watch.namespace } : {}),
+      },
       keys: (object, event) => inScope(watch.map(object, event)),
     }),
   );

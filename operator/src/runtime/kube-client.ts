@@ -66,6 +66,7 @@ const resources: Record<string, { plural: string; namespaced: boolean }> = {
   Event: { plural: "events", namespaced: true },
   NetworkPolicy: { plural: "networkpolicies", namespaced: true },
   Ingress: { plural: "ingresses", namespaced: true },
+  EndpointSlice: { plural: "endpointslices", namespaced: true },
   // cert-manager's (cert-manager.io/v1), applied only where its CRDs are served.
   Certificate: { plural: "certificates", namespaced: true },
   Issuer: { plural: "issuers", namespaced: true },

@@ -24,8 +24,11 @@ export interface Manager {
   readonly events: EventRecorder;
   readonly log: Logger;
   readonly now: () => number;
-  /** The shared cache of `kind` (with this label selector); every call for the same pair gets the same cache. */
-  cache<T extends KubeObject>(kind: GroupVersionKind, labelSelector?: string): Cache<T>;
+  /**
+   * The shared cache of `kind` (with this label selector); every call for the same pair gets the same cache.
+   * `namespace` pins it to that namespace alone (see Selection.namespace).
+   */
+  cache<T extends KubeObject>(kind: GroupVersionKind, labelSelector?: string, namespace?: string): Cache<T>;
   add(declaration: ControllerDeclaration): Controller;
 }
 
@@ -87,8 +90,8 @@ export class ControllerManager implements Manager {
     return this.declared.map(({ controller }) => controller);
   }
 
-  cache<T extends KubeObject>(kind: GroupVersionKind, labelSelector?: string): Cache<T> {
-    return this.sharedCache(kind, labelSelector) as Cache<KubeObject> as Cache<T>;
+  cache<T extends KubeObject>(kind: GroupVersionKind, labelSelector?: string, namespace?: string): Cache<T> {
+    return this.sharedCache(kind, labelSelector, namespace) as Cache<KubeObject> as Cache<T>;
   }
 
   add(declaration: ControllerDeclaration): Controller {
@@ -107,7 +110,8 @@ export class ControllerManager implements Manager {
       ...(this.options.resyncMs !== undefined ? { resyncMs: this.options.resyncMs } : {}),
     });
     for (const route of eventRoutes(declaration, this.scope)) {
-      this.sharedCache(route.source.kind, route.source.labelSelector).subscribe((object, event) => {
+      const { kind, labelSelector, namespace } = route.source;
+      this.sharedCache(kind, labelSelector, namespace).subscribe((object, event) => {
         for (const key of route.keys(object, event)) controller.enqueue(key);
       });
     }
@@ -167,14 +171,14 @@ export class ControllerManager implements Manager {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   }
 
-  private sharedCache(kind: GroupVersionKind, labelSelector?: string): SharedCache {
-    const key = cacheKey(kind, labelSelector);
+  private sharedCache(kind: GroupVersionKind, labelSelector?: string, namespace?: string): SharedCache {
+    const key = cacheKey(kind, labelSelector, namespace);
     const existing = this.caches.get(key);
     if (existing !== undefined) return existing;
     // An informer added now would never start.
     if (this.started) throw new Error(`cache ${key} requested after the manager started`);
     const created = new SharedCache(
-      cacheSources(kind, labelSelector, this.options),
+      cacheSources(kind, labelSelector, this.options, namespace),
       (source, onEvent) =>
         new Informer<KubeObject>(this.options.kubeConfig, this.client, {
           ...source,

@@ -25,6 +25,7 @@ export const networkPolicies: GroupVersionKind = {
   kind: "NetworkPolicy",
 };
 export const ingresses: GroupVersionKind = { apiVersion: "networking.k8s.io/v1", kind: "Ingress" };
+export const endpointSlices: GroupVersionKind = { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice" };
 export const pods: GroupVersionKind = { apiVersion: "v1", kind: "Pod" };
 export const nodes: GroupVersionKind = { apiVersion: "v1", kind: "Node" };
 export const runtimeClasses: GroupVersionKind = { apiVersion: "node.k8s.io/v1", kind: "RuntimeClass" };

@@ -69,6 +69,22 @@ const ingress = z
     className: dnsSubdomain.default("traefik").describe("IngressClass; k3s ships Traefik as `traefik`."),
     host: hostName,
     tls: ingressTls.prefault({}),
+    trustedProxies: z
+      .array(
+        z
+          .string()
+          .max(64)
+          .regex(
+            /^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/,
+            "an IP address or CIDR, e.g. 192.168.1.10 or 10.42.0.7/32",
+          ),
+      )
+      .min(1)
+      .max(16)
+      .optional()
+      .describe(
+        "The ingress controller's addresses (IPs or CIDRs): the gateway takes the client's address from X-Forwarded-For only from them and refuses forwarded requests from anyone else. Unset: the operator reads them from the ingress controller's Service endpoints (the chart's ingressController, k3s's kube-system/traefik) and follows its pods. Set it for a controller it cannot read, e.g. one on the host network (the node's address). Never the whole pod network: the kubelet's probes come from there.",
+      ),
   })
   .strict();
 

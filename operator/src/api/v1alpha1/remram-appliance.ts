@@ -596,6 +596,7 @@ export const ApplianceReason = {
   // GatewayExposed (never blocks Ready: the gateway works inside the cluster either way)
   ServiceExposed: "ServiceExposed",
   IngressReady: "IngressReady",
+  IngressProxyUnknown: "IngressProxyUnknown",
   CertificatePending: "CertificatePending",
   CertificateMissing: "CertificateMissing",
   CertManagerMissing: "CertManagerMissing",

@@ -39,6 +39,18 @@ export function gatewayIngressSpec(ctx: Pick<ApplianceContext, "spec">): Gateway
   return expose.type === "Ingress" ? expose.ingress : undefined;
 }
 
+/**
+ * The addresses the gateway takes X-Forwarded-For from: only behind an Ingress, the spec's list or else the ingress
+ * controller's pods as the operator found them. Never wider: every other pod-network caller (the kubelet's probes
+ * from the node's bridge address among them) must stay a direct client, or OpenClaw refuses it as an unattributed
+ * proxy.
+ */
+export function gatewayTrustedProxies(ctx: Pick<ApplianceContext, "spec" | "ingressProxies">): string[] {
+  const ingress = gatewayIngressSpec(ctx);
+  if (ingress === undefined) return [];
+  return [...(ingress.trustedProxies ?? ctx.ingressProxies?.addresses ?? [])];
+}
+
 /** The certificate plan for the spec, given whether cert-manager's Certificate CRD is served. */
 export function gatewayTls(
   ctx: Pick<ApplianceContext, "name" | "spec">,

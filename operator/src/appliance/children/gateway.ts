@@ -18,7 +18,7 @@ import {
 } from "../openclaw-config.js";
 import { activeCloudModel, cloudApiKeyEnv } from "../openclaw-escalation.js";
 import { cortexArtifactsSubPath, cortexCredentialSecret } from "./cortex.js";
-import { buildGatewayExposure, gatewayService } from "./gateway-expose.js";
+import { buildGatewayExposure, gatewayService, gatewayTrustedProxies } from "./gateway-expose.js";
 import { requiredModels } from "./ollama.js";
 import {
   type ApplianceContext,
@@ -93,6 +93,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
     tokenBudget: ctx.spec.cortex.retrieval.tokenBudget,
     retrieveTimeoutMs: retrieveTimeoutMs(ctx),
     gatewayToken: ctx.secrets.gatewayToken,
+    trustedProxies: gatewayTrustedProxies(ctx),
     household: ctx.spec.household,
     approval: { appliance: ctx.name, namespace: ctx.namespace },
     escalation: ctx.spec.escalation,

@@ -57,6 +57,16 @@ export interface ApplianceContext {
   channelTokenVersions?: Partial<Record<SupportedChannel, string>>;
   /** cert-manager's Certificate CRD is served: the Ingress's certificate can come from cert-manager. */
   certManagerInstalled?: boolean;
+  /**
+   * The ingress controller's pod addresses, from its Service's EndpointSlices (`service` is namespace/name);
+   * undefined when the operator is not told where the controller is (the chart's ingressController).
+   */
+  ingressProxies?: IngressProxies;
+}
+
+export interface IngressProxies {
+  service: string;
+  addresses: readonly string[];
 }
 
 export function childName(appliance: string, component: string): string {

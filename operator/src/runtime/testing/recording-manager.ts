@@ -35,13 +35,17 @@ export class RecordingManager implements Manager {
   readonly selections: Selection[] = [];
   readonly declarations: ControllerDeclaration[] = [];
 
-  cache<T extends KubeObject>(kind: GroupVersionKind, labelSelector?: string): Cache<T> {
-    const key = cacheKey(kind, labelSelector);
+  cache<T extends KubeObject>(kind: GroupVersionKind, labelSelector?: string, namespace?: string): Cache<T> {
+    const key = cacheKey(kind, labelSelector, namespace);
     let cache = this.caches.get(key);
     if (cache === undefined) {
       cache = new MemoryCache();
       this.caches.set(key, cache);
-      this.selections.push({ kind, ...(labelSelector ? { labelSelector } : {}) });
+      this.selections.push({
+        kind,
+        ...(labelSelector ? { labelSelector } : {}),
+        ...(namespace ? { namespace } : {}),
+      });
     }
     return cache as Cache<KubeObject> as Cache<T>;
   }
