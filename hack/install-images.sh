@@ -213,7 +213,10 @@ smoke_operator() {
 }
 smoke_cortex() { smoke "$1" --entrypoint node "$1" --input-type=module -e "$check_js" /app/cortex/dist/index.js; }
 smoke_hooks() { smoke "$1" "$1" sh -c 'test -s /plugin/dist/index.js && echo "plugin present, uid $(id -u)"'; }
-smoke_openclaw_gateway() { smoke "$1" "$1" --version; }
+smoke_openclaw_gateway() {
+  smoke "$1" "$1" --version && smoke "$1" --entrypoint sh "$1" -c \
+    'grep -rqs "@openclaw/discord" /opt/openclaw-npm-cache/_cacache/index-v5 && echo "Discord plugin in the npm cache"'
+}
 smoke_opensearch() { smoke "$1" --entrypoint /usr/share/opensearch/bin/opensearch "$1" --version; }
 # The pod's repair step needs the image's shell and find.
 smoke_ollama() { smoke "$1" "$1" --version && smoke "$1" --entrypoint sh "$1" -c 'command -v find >/dev/null && echo "sh and find present"'; }

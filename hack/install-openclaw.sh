@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The OpenClaw gateway (pinned npm package, with its dependencies) in its own prefix, run by the cache's Node 24.
+# The OpenClaw gateway (pinned npm package, with its dependencies) in its own prefix, run by the cache's Node 24, and
+# an npm cache holding OpenClaw's Discord channel plugin, seeded as the gateway image seeds its own
+# (hack/gateway/Dockerfile), from which a gateway with the channel on installs the plugin offline.
 #
 #   package  $REMRAM_CACHE/openclaw-<version>/node_modules/openclaw   stamp "openclaw": OPENCLAW_VERSION + Node version
+#   npm      $REMRAM_CACHE/openclaw-<version>/npm-cache               @openclaw/discord@<version> and its dependencies
 #   command  $REMRAM_CACHE/bin/openclaw                               a wrapper that always uses the cache's Node
 COMPONENT=openclaw
 source "$(dirname "$0")/lib.sh"
@@ -13,7 +16,7 @@ wrapper="$REMRAM_BIN/openclaw"
 # OpenClaw's preinstall rejects Node < 24.16, so npm and the lifecycle scripts must run on the cache's Node.
 export PATH="$node_dir/bin:$PATH"
 export npm_config_update_notifier=false
-fingerprint="$OPENCLAW_VERSION $(node --version)"
+fingerprint="$OPENCLAW_VERSION $(node --version) discord-npm-cache"
 
 write_wrapper() {
   # A wrapper rather than a symlink to the package's bin: the bin's `#!/usr/bin/env node` would pick up whatever
@@ -28,7 +31,8 @@ EOF
   mv -f "$wrapper.tmp" "$wrapper"
 }
 
-if stamp_matches openclaw "$fingerprint" && [ -f "$target/node_modules/openclaw/openclaw.mjs" ]; then
+seeded() { grep -rqs "@openclaw/discord" "$1/_cacache/index-v5"; }
+if stamp_matches openclaw "$fingerprint" && [ -f "$target/node_modules/openclaw/openclaw.mjs" ] && seeded "$target/npm-cache"; then
   [ -x "$wrapper" ] || write_wrapper
   log "openclaw $OPENCLAW_VERSION already installed"; exit 0
 fi
@@ -41,6 +45,14 @@ install_package() {
   nice -n 10 npm install --prefix "$staging" --no-audit --no-fund --loglevel=error --omit=dev \
     "openclaw@$OPENCLAW_VERSION" || die "npm install openclaw@$OPENCLAW_VERSION failed"
   [ -f "$staging/node_modules/openclaw/openclaw.mjs" ] || die "the package has no openclaw.mjs entry"
+  # The install the gateway makes, in a throwaway HOME: what it leaves in the npm cache is what a gateway needs.
+  local seed_home="$staging/seed-home"
+  mkdir -p "$seed_home"
+  HOME="$seed_home" npm_config_cache="$staging/npm-cache" NO_COLOR=1 \
+    node "$staging/node_modules/openclaw/openclaw.mjs" plugins install "@openclaw/discord@$OPENCLAW_VERSION" >"$staging/seed.log" 2>&1 \
+    || die "seeding the npm cache with @openclaw/discord@$OPENCLAW_VERSION failed: $(tail -5 "$staging/seed.log")"
+  rm -rf "$seed_home" "$staging/seed.log" "$staging/npm-cache/_logs"
+  seeded "$staging/npm-cache" || die "the npm cache holds no @openclaw/discord after the install"
   rm -rf "$target" && mv "$staging" "$target"
 }
 timed install_package

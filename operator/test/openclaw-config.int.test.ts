@@ -70,7 +70,11 @@ const channelsSpec = (gateway: Record<string, unknown> = {}) => ({
   },
 });
 const tokensFound = { channelTokenVersions: { telegram: "1", discord: "2" } };
-/** Discord is OpenClaw's official plugin @openclaw/discord, not bundled with 2026.9.6: its schema is core's. */
+/**
+ * Discord is OpenClaw's official plugin @openclaw/discord, not bundled with 2026.9.6: its schema is core's, and the
+ * gateway installs the plugin at its first start (gateway-discord.int.test.ts), so a config checked before then
+ * warns that it is not installed yet.
+ */
 const discordNotInstalled = {
   path: "plugins.allow",
   message: expect.stringContaining("plugin not installed: discord"),

@@ -46,7 +46,13 @@ export async function say(text: string, agent = "main"): Promise<{ reply: string
     signal: AbortSignal.timeout(turnTimeoutMs),
   });
   const body = await response.text();
-  if (!response.ok) throw new Error(`the gateway answered ${response.status}: ${body}`);
+  if (!response.ok) {
+    // The pod's own account of the failure: its log goes with the node when the run ends.
+    const log = await kubectl(["-n", namespace, "logs", "deployment/moltbox-gateway", "--tail=60"]).catch(
+      String,
+    );
+    throw new Error(`the gateway answered ${response.status}: ${body}\ngateway log (last 60 lines):\n${log}`);
+  }
   return { reply: replyText(JSON.parse(body)), ms: Date.now() - started };
 }
 

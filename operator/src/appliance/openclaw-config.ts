@@ -19,6 +19,11 @@ export const reflectionProviderId = "ollama-reflect";
 export const hooksVolumeDir = "/opt/remram-hooks";
 /** The plugin one level down: OpenClaw refuses a world-writable plugin folder, and an emptyDir's root is mode 0777. */
 export const hooksPluginDir = `${hooksVolumeDir}/plugin`;
+/**
+ * The gateway image's npm cache holding OpenClaw's Discord plugin (hack/gateway/Dockerfile): with the channel on, the
+ * gateway installs the plugin at its first start from a writable copy of it, offline. Telegram is bundled.
+ */
+export const gatewayNpmCacheSeed = "/opt/openclaw-npm-cache";
 /** The hooks plugin serves its Prometheus metrics here, on the pod's address (the gateway container's "metrics" port). */
 export const hooksMetricsPort = 9464;
 /** The first agent's workspace, and the parent of the others': the only folders file tools reach (workspaceOnly). */

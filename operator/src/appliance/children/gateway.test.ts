@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { buildApplianceChildren } from "../children.js";
+import { gatewayNpmCacheSeed } from "../openclaw-config.js";
 import { applianceContext, gatewayConfigFor } from "../testing/context.js";
 import { podOf } from "../testing/pod.js";
-import { retrieveTimeoutMs } from "./gateway.js";
+import { gatewayNpmCache, retrieveTimeoutMs } from "./gateway.js";
 
 const context = applianceContext;
 
@@ -108,6 +109,50 @@ describe("the gateway pod's artifacts", () => {
         readOnly: true,
       },
     ]);
+  });
+});
+
+describe("the gateway pod with Discord", () => {
+  const discord = {
+    household: {
+      id: "home",
+      members: [{ id: "alice", identities: [{ channel: "discord", peer: "1234567" }] }],
+    },
+    gateway: { channels: { discord: { tokenSecretRef: { name: "bots", key: "discord" } } } },
+  };
+  const gatewayPod = (overrides: Parameters<typeof context>[1] = {}) => {
+    const deployment = buildApplianceChildren(context(discord, overrides)).find(
+      (child) => child.kind === "Deployment" && child.metadata.name === "box-gateway",
+    );
+    const pod = podOf(deployment) as unknown as {
+      initContainers: {
+        name: string;
+        command: string[];
+        volumeMounts: { name: string; mountPath: string }[];
+      }[];
+      containers: { env: { name: string; value?: string }[] }[];
+    };
+    const seed = pod.initContainers.find((container) => container.name === "seed-config");
+    return { seed, env: pod.containers[0]?.env ?? [] };
+  };
+
+  it("lets the gateway install OpenClaw's Discord plugin from a copy of the image's npm cache, offline", () => {
+    const { seed, env } = gatewayPod({ channelTokenVersions: { discord: "1" } });
+    expect(seed?.command.at(-1)).toContain(`cp -R ${gatewayNpmCacheSeed}/. ${gatewayNpmCache}/`);
+    expect(seed?.volumeMounts).toContainEqual({ name: "cache", mountPath: "/home/node/.cache" });
+    expect(env).toEqual(
+      expect.arrayContaining([
+        { name: "npm_config_cache", value: gatewayNpmCache },
+        { name: "npm_config_offline", value: "true" },
+      ]),
+    );
+  });
+
+  it("copies nothing and sets no npm settings while the channel is off (no token found)", () => {
+    const { seed, env } = gatewayPod();
+    expect(seed?.command.at(-1)).not.toContain(gatewayNpmCacheSeed);
+    expect(seed?.volumeMounts.map((mount) => mount.name)).not.toContain("cache");
+    expect(env.map((variable) => variable.name)).not.toContain("npm_config_offline");
   });
 });
 

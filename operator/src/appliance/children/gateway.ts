@@ -11,6 +11,7 @@ import {
   buildOpenClawConfig,
   gatewayArtifactsFolder,
   gatewayCortexTokenFile,
+  gatewayNpmCacheSeed,
   gatewayWorkspaceDir,
   hooksMetricsPort,
   hooksPluginDir,
@@ -39,6 +40,9 @@ export const configHashAnnotation = "remram.io/config-hash";
 export const cloudKeyVersionAnnotation = "remram.io/cloud-key-version";
 /** The channel token Secrets' resourceVersions (never the tokens), e.g. "telegram=41,discord=57". */
 export const channelTokenVersionsAnnotation = "remram.io/channel-token-versions";
+/** The gateway's writable cache volume (OpenClaw's ~/.cache), and npm's cache in it. */
+export const gatewayCacheDir = "/home/node/.cache";
+export const gatewayNpmCache = `${gatewayCacheDir}/npm`;
 
 function hashOf(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
@@ -78,6 +82,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
     .map(({ channel }) => channel)
     .filter((channel) => versions[channel] !== undefined);
   const channels = activeChannels(ctx.spec.gateway.channels, foundChannels);
+  const discord = channels.includes("discord");
   const tokenRefs = channelTokenRefs(ctx.spec.gateway.channels).filter(({ channel }) =>
     channels.includes(channel),
   );
@@ -152,12 +157,18 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
               command: [
                 "sh",
                 "-c",
-                `mkdir -p ${stateDir} && cp /etc/remram/gateway/openclaw.json ${stateDir}/openclaw.json`,
+                `mkdir -p ${stateDir} && cp /etc/remram/gateway/openclaw.json ${stateDir}/openclaw.json${
+                  discord
+                    ? ` && mkdir -p ${gatewayNpmCache} && cp -R ${gatewayNpmCacheSeed}/. ${gatewayNpmCache}/`
+                    : ""
+                }`,
               ],
               securityContext: restrictedContainerSecurity(),
               volumeMounts: [
                 { name: "config", mountPath: "/etc/remram/gateway", readOnly: true },
                 { name: "state", mountPath: stateDir, subPath: "openclaw" },
+                // npm writes into its cache (index, logs): a copy in the pod's cache volume, not the image's.
+                ...(discord ? [{ name: "cache", mountPath: gatewayCacheDir }] : []),
               ],
             },
             hooksPluginInitContainer(ctx.images.hooks),
@@ -173,6 +184,15 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
                 // Channels start only when some are configured (the deprecated mounts kept them on, as before).
                 ...(channelMounts.length === 0 && channels.length === 0
                   ? [{ name: "OPENCLAW_SKIP_CHANNELS", value: "1" }]
+                  : []),
+                // Discord's plugin, installed by the gateway at its first start with the channel on, from the image's
+                // npm cache (gatewayNpmCacheSeed) and never from the network.
+                ...(discord
+                  ? [
+                      { name: "npm_config_cache", value: gatewayNpmCache },
+                      { name: "npm_config_offline", value: "true" },
+                      { name: "npm_config_update_notifier", value: "false" },
+                    ]
                   : []),
                 // Each bot token as the variable its SecretRef in openclaw.json names.
                 ...tokenRefs.map(({ channel, ref }) => ({
@@ -217,7 +237,7 @@ export function buildGateway(ctx: ApplianceContext): KubeObject[] {
                 { name: "tmp", mountPath: "/tmp" },
                 // OpenClaw refuses a temp dir others may write (an emptyDir /tmp has no sticky bit) and falls back
                 // to ~/.cache, which the read-only root file system would refuse.
-                { name: "cache", mountPath: "/home/node/.cache" },
+                { name: "cache", mountPath: gatewayCacheDir },
                 ...channelMounts.map((channel) => channel.mount),
               ],
             },

@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { binPath, cacheDir, runDir } from "../paths.js";
 import { freePort } from "../ports.js";
 import { spawnService } from "../process.js";
+import { pinned } from "../versions.js";
 import { httpReady, waitFor } from "../wait.js";
 import type { OpenClawEndpoints, Started, StartOptions } from "./types.js";
 
@@ -218,6 +219,13 @@ export function openClawEnvironment(
   }
   return { ...environment, ...overrides };
 }
+
+/**
+ * The npm cache hack/install-openclaw.sh seeds with OpenClaw's Discord plugin, as the gateway image's
+ * /opt/openclaw-npm-cache: a gateway with the channel on installs the plugin from a copy of it.
+ */
+export const openClawNpmCacheSeed = (): string =>
+  join(cacheDir, `openclaw-${pinned("OPENCLAW_VERSION")}`, "npm-cache");
 
 /** Start a gateway and wait until /readyz answers 200 (18-31 s on 2 cores, longer when the machine is busy). */
 export async function startOpenClaw(options: OpenClawOptions): Promise<Started<OpenClawEndpoints>> {
