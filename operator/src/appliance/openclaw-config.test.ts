@@ -95,6 +95,16 @@ describe("the gateway behind the Ingress", () => {
   });
 });
 
+describe("compaction", () => {
+  it("keeps a session answering when a local model's summary misses OpenClaw's quality audit", () => {
+    const config = configFor({}) as unknown as { agents: { defaults: { compaction?: unknown } } };
+    expect(config.agents.defaults.compaction).toEqual({
+      mode: "safeguard",
+      qualityGuard: { enabled: false },
+    });
+  });
+});
+
 describe("the agent's tool policy", () => {
   it("keeps file tools in the workspace and removes shell and control-plane tools, whatever the spec", () => {
     for (const spec of [

@@ -215,6 +215,12 @@ export function buildOpenClawConfig(input: OpenClawConfigInput): Record<string, 
         workspace: gatewayWorkspaceDir,
         sandbox: { mode: input.gateway.sandbox },
         heartbeat: { every: "0m" },
+        // A long conversation outgrows a local model's window and is compacted before each turn. OpenClaw's quality
+        // audit refuses a summary that lacks its headings or exact identifiers, which small local models often
+        // write, and then fails every later turn of that session ("Preflight compaction required but failed", a
+        // 500, found on the real node). A household's conversation must keep answering: the summary only shapes
+        // what the model sees next, the full history stays on disk and the durable memory is Cortex's.
+        compaction: { mode: "safeguard", qualityGuard: { enabled: false } },
         ...(smallContext ? { skipBootstrap: true, contextInjection: "never" } : {}),
       },
       // 2026.9.6 retired per-entry `default` markers.
