@@ -179,6 +179,29 @@ export async function untilApprovalPolicyAccepts(request: () => Promise<unknown>
  * The operator in this process against the test bed's API server, as the chart runs it for one appliance namespace
  * (its warnings in a log file beside the test bed's); resolves once it holds its Lease.
  */
+/**
+ * `user` as an approver in `namespace`: a Role with what the chart's remram-approver grants on ArtifactProposals
+ * (get, list, approve, and patching their status), bound to the user.
+ */
+export async function grantApprover(client: KubeClient, namespace: string, user: string): Promise<void> {
+  await client.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/roles`, {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name: "approver", namespace },
+    rules: [
+      { apiGroups: ["remram.io"], resources: ["artifactproposals"], verbs: ["get", "list", "approve"] },
+      { apiGroups: ["remram.io"], resources: ["artifactproposals/status"], verbs: ["patch"] },
+    ],
+  });
+  await client.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings`, {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name: `approver-${user}`, namespace },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "approver" },
+    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user }],
+  });
+}
+
 export async function startTestOperator(
   kubeConfig: KubeConfig,
   namespace: string,

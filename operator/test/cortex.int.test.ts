@@ -17,7 +17,14 @@ import { decisionPatch, type ProposalView } from "../src/cli/commands.js";
 import { defaultImages } from "../src/config.js";
 import { type RunningOperator, startOperator } from "../src/operator.js";
 import type { KubeObject } from "../src/runtime/kube-client.js";
-import { adminClient, createNamespace, getStatusCondition, installCrds, runSuffix } from "./cluster.js";
+import {
+  adminClient,
+  createNamespace,
+  getStatusCondition,
+  grantApprover,
+  installCrds,
+  runSuffix,
+} from "./cluster.js";
 import { operatorKubeConfig as serviceAccountKubeConfig } from "./operator-cortex.js";
 
 const opensearch = testbedEndpoints("opensearch");
@@ -268,22 +275,7 @@ describe("an ArtifactProposal approved with kubectl remram against the real Cort
     });
     expect(reflected.status, await reflected.text()).toBe(200);
     // An approver: the chart's remram-approver role, bound in this namespace.
-    await client.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/roles`, {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "Role",
-      metadata: { name: "approver", namespace },
-      rules: [
-        { apiGroups: ["remram.io"], resources: ["artifactproposals"], verbs: ["get", "list", "approve"] },
-        { apiGroups: ["remram.io"], resources: ["artifactproposals/status"], verbs: ["patch"] },
-      ],
-    });
-    await client.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings`, {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "approver-alice", namespace },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "approver" },
-      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" }],
-    });
+    await grantApprover(client, namespace, "alice");
 
     // A mirror nobody decided on whose proposal Cortex no longer holds (as after an erasure deleted it): the next
     // cycle deletes it, since its diff may quote what was erased.
