@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
@@ -14,6 +14,7 @@ import {
   type PluginGateway,
   readMetrics,
   startPluginGateway,
+  writeCortexTokenFile,
 } from "./testing/gateway-fixture.js";
 
 // REMRAM_TESTBED=opensearch,ollama: "remember that …" through the real OpenClaw gateway with the plugin from hooks/,
@@ -81,10 +82,7 @@ describe("explicit saves through the real OpenClaw gateway", () => {
     cortex = await cortexProcess({ opensearchUrl: opensearch.url, ollamaUrl: ollama.url });
     await cortex.start();
     proxy = await startCortexFaultProxy(cortex.url);
-    const tokenDir = join(runDir, `hooks-token-${cortex.indexPrefix}`);
-    mkdirSync(tokenDir, { recursive: true });
-    const tokenFile = join(tokenDir, "cortex-token");
-    writeFileSync(tokenFile, `${cortex.token}\n`, { mode: 0o600 });
+    const tokenFile = writeCortexTokenFile(`hooks-token-${cortex.indexPrefix}`, cortex.token);
     fixture = await startPluginGateway({
       ollama,
       withTools: false,

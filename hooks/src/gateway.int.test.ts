@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
@@ -17,6 +17,7 @@ import {
   readMetrics,
   reflectionProviderId,
   startPluginGateway,
+  writeCortexTokenFile,
 } from "./testing/gateway-fixture.js";
 
 // REMRAM_TESTBED=opensearch,ollama: the real gateway with the plugin from hooks/, SmolLM2 answering, and the
@@ -72,10 +73,7 @@ describe("the Remram plugin inside a real OpenClaw gateway", () => {
     cortex = await cortexProcess({ opensearchUrl: opensearch.url, ollamaUrl: ollama.url });
     await cortex.start();
     proxy = await startCortexFaultProxy(cortex.url);
-    const tokenDir = join(runDir, `hooks-token-${cortex.indexPrefix}`);
-    mkdirSync(tokenDir, { recursive: true });
-    const tokenFile = join(tokenDir, "cortex-token");
-    writeFileSync(tokenFile, `${cortex.token}\n`, { mode: 0o600 });
+    const tokenFile = writeCortexTokenFile(`hooks-token-${cortex.indexPrefix}`, cortex.token);
     const seed = (userId: string, key: string, statement: string) => ({
       kind: "knowledge",
       provenanceKey: key,

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundleClose, bundleLiveStateNote, bundleOpen, bundlePreamble } from "@remram/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import {
   readMetrics,
   reflectionProviderId,
   startPluginGateway,
+  writeCortexTokenFile,
 } from "./testing/gateway-fixture.js";
 
 // REMRAM_TESTBED=opensearch,ollama. Security issue 15, finding 6: what the plugin injects must never be stored
@@ -90,10 +91,7 @@ describe("adversarial: injected content", () => {
   beforeAll(async () => {
     cortex = await cortexProcess({ opensearchUrl: opensearch.url, ollamaUrl: ollama.url });
     await cortex.start();
-    const tokenDir = join(runDir, `hooks-token-${cortex.indexPrefix}`);
-    mkdirSync(tokenDir, { recursive: true });
-    const tokenFile = join(tokenDir, "cortex-token");
-    writeFileSync(tokenFile, `${cortex.token}\n`, { mode: 0o600 });
+    const tokenFile = writeCortexTokenFile(`hooks-token-${cortex.indexPrefix}`, cortex.token);
     await cortexPost("/ingest", {
       events: [
         {

@@ -8,7 +8,7 @@
 // test can predict while every part of the path (prompt, grammar, parsing, handle resolution, queue, /reflect,
 // OpenSearch) is real. It names m1 and n1 only; whether they resolve depends on what the plugin offered.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Ollama } from "ollama";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,6 +28,7 @@ import {
   readMetrics,
   reflectionProviderId,
   startPluginGateway,
+  writeCortexTokenFile,
 } from "./testing/gateway-fixture.js";
 
 const ollamaEndpoints = testbedEndpoints("ollama");
@@ -94,10 +95,7 @@ describe("the full reflection delta through the real gateway, a real model and t
     });
     cortex = await cortexProcess({ opensearchUrl: opensearch.url, ollamaUrl: ollamaEndpoints.url });
     await cortex.start();
-    const tokenDir = join(runDir, `hooks-token-${cortex.indexPrefix}`);
-    mkdirSync(tokenDir, { recursive: true });
-    const tokenFile = join(tokenDir, "cortex-token");
-    writeFileSync(tokenFile, `${cortex.token}\n`, { mode: 0o600 });
+    const tokenFile = writeCortexTokenFile(`hooks-token-${cortex.indexPrefix}`, cortex.token);
     const seeded = await fetch(`${cortex.url}/ingest`, {
       method: "POST",
       headers: { authorization: `Bearer ${cortex.token}`, "content-type": "application/json" },

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
@@ -12,6 +12,7 @@ import {
   type PluginGateway,
   readMetrics,
   startPluginGateway,
+  writeCortexTokenFile,
 } from "./testing/gateway-fixture.js";
 
 // REMRAM_TESTBED=opensearch,ollama: the real gateway with the plugin (holding the memory slot), SmolLM2 answering,
@@ -67,10 +68,7 @@ describe("session transcripts through the real gateway into Cortex's archive, an
   beforeAll(async () => {
     cortex = await cortexProcess({ opensearchUrl: opensearch.url, ollamaUrl: ollama.url });
     await cortex.start();
-    const tokenDir = join(runDir, `hooks-token-${cortex.indexPrefix}`);
-    mkdirSync(tokenDir, { recursive: true });
-    const tokenFile = join(tokenDir, "cortex-token");
-    writeFileSync(tokenFile, `${cortex.token}\n`, { mode: 0o600 });
+    const tokenFile = writeCortexTokenFile(`hooks-token-${cortex.indexPrefix}`, cortex.token);
     fixture = await startPluginGateway({
       ollama,
       withTools: false,

@@ -16,6 +16,7 @@ import {
   readMetrics,
   reflectionProviderId,
   startPluginGateway,
+  writeCortexTokenFile,
 } from "../../hooks/src/testing/gateway-fixture.js";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { repoRoot, runDir } from "../../test/harness/src/paths.js";
@@ -35,7 +36,7 @@ import {
 } from "../src/chart/testing/dashboard-picture.js";
 import { decisionPatch, type ProposalView } from "../src/cli/commands.js";
 import type { KubeObject } from "../src/runtime/kube-client.js";
-import { adminClient, createNamespace, installCrds, runSuffix } from "./cluster.js";
+import { adminClient, createNamespace, grantApprover, installCrds, runSuffix } from "./cluster.js";
 import { cortexCredentials, type OperatorAndCortex, startOperatorAndCortex } from "./operator-cortex.js";
 
 const ollama = testbedEndpoints("ollama");
@@ -80,10 +81,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => operatorMetrics.listen(0, "127.0.0.1", resolve));
-  const tokenDir = join(runDir, `dashboards-${suffix}`);
-  mkdirSync(tokenDir, { recursive: true });
-  const tokenFile = join(tokenDir, "cortex-token");
-  writeFileSync(tokenFile, `${cortexCredentials.gateway}\n`, { mode: 0o600 });
+  const tokenFile = writeCortexTokenFile(`dashboards-${suffix}`, cortexCredentials.gateway);
   fixture = await startPluginGateway({
     ollama,
     withTools: false,
@@ -188,22 +186,7 @@ async function runScenario(): Promise<void> {
       ),
     { what: "the save's ArtifactProposal", timeoutMs: 60_000, intervalMs: 500 },
   );
-  await client.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/roles`, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "Role",
-    metadata: { name: "approver", namespace },
-    rules: [
-      { apiGroups: ["remram.io"], resources: ["artifactproposals"], verbs: ["get", "list", "approve"] },
-      { apiGroups: ["remram.io"], resources: ["artifactproposals/status"], verbs: ["patch"] },
-    ],
-  });
-  await client.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings`, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "RoleBinding",
-    metadata: { name: "approver-alice", namespace },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "approver" },
-    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" }],
-  });
+  await grantApprover(client, namespace, "alice");
   await client
     .as("alice", ["system:authenticated"])
     .jsonPatch(

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CortexProcess, cortexProcess } from "../../hooks/src/testing/cortex-process.js";
@@ -7,6 +7,7 @@ import {
   type PluginGateway,
   readMetrics,
   startPluginGateway,
+  writeCortexTokenFile,
 } from "../../hooks/src/testing/gateway-fixture.js";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { runDir } from "../../test/harness/src/paths.js";
@@ -76,10 +77,7 @@ describe("escalation to a cloud model, as the operator configures it, on a real 
   beforeAll(async () => {
     cortex = await cortexProcess({ opensearchUrl: opensearch.url, ollamaUrl: ollama.url });
     await cortex.start();
-    const secrets = join(runDir, `escalation-secrets-${cortex.indexPrefix}`);
-    mkdirSync(secrets, { recursive: true });
-    tokenFile = join(secrets, "cortex-token");
-    writeFileSync(tokenFile, `${cortex.token}\n`, { mode: 0o600 });
+    tokenFile = writeCortexTokenFile(`escalation-secrets-${cortex.indexPrefix}`, cortex.token);
     const response = await fetch(`${cortex.url}/ingest`, {
       method: "POST",
       headers: { authorization: `Bearer ${cortex.token}`, "content-type": "application/json" },

@@ -3,7 +3,11 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CortexFaultProxy, startCortexFaultProxy } from "../../hooks/src/testing/cortex-fault-proxy.js";
 import { type CortexProcess, cortexProcess } from "../../hooks/src/testing/cortex-process.js";
-import { type PluginGateway, startPluginGateway } from "../../hooks/src/testing/gateway-fixture.js";
+import {
+  type PluginGateway,
+  startPluginGateway,
+  writeCortexTokenFile,
+} from "../../hooks/src/testing/gateway-fixture.js";
 import { startTelegramBotApi, type TelegramBotApi } from "../../hooks/src/testing/telegram-bot-api.js";
 import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { runDir } from "../../test/harness/src/paths.js";
@@ -122,10 +126,7 @@ describe("the operator's gateway config for a household, on a real gateway", () 
     cortex = await cortexProcess({ opensearchUrl: opensearch.url, ollamaUrl: ollama.url });
     await cortex.start();
     proxy = await startCortexFaultProxy(cortex.url);
-    const secrets = join(runDir, `household-secrets-${cortex.indexPrefix}`);
-    mkdirSync(secrets, { recursive: true });
-    tokenFile = join(secrets, "cortex-token");
-    writeFileSync(tokenFile, `${cortex.token}\n`, { mode: 0o600 });
+    tokenFile = writeCortexTokenFile(`household-secrets-${cortex.indexPrefix}`, cortex.token);
     // A file in Cortex's own repository folder (REMRAM_TEST_CORTEX_DATA/workspace; the pod's /data/cortex/repo).
     const cortexRepo = join(runDir, `cortex-${cortex.indexPrefix}`, "workspace");
     mkdirSync(join(cortexRepo, "artifacts"), { recursive: true });

@@ -3,7 +3,7 @@
  * recording proxy and the tool-call relay, and the plugin's metrics port and queue folder chosen by the test
  * (the queue lives outside the gateway's HOME so it survives a gateway restart).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runDir } from "../../../test/harness/src/paths.js";
 import { freePort } from "../../../test/harness/src/ports.js";
@@ -44,6 +44,15 @@ export interface PluginGateway {
   stopGateway(): Promise<void>;
   startGateway(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The plugin's Cortex credential as the pod mounts it: <runDir>/<folder>/cortex-token, mode 0600; its path. */
+export function writeCortexTokenFile(folder: string, token: string): string {
+  const dir = join(runDir, folder);
+  mkdirSync(dir, { recursive: true });
+  const tokenFile = join(dir, "cortex-token");
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  return tokenFile;
 }
 
 export async function startPluginGateway(params: {
