@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDir } from "../../test/harness/src/paths.js";
 import { openClawNpmCacheSeed, startOpenClaw } from "../../test/harness/src/services/openclaw.js";
 import type { OpenClawEndpoints, Started } from "../../test/harness/src/services/types.js";
+import { pinned } from "../../test/harness/src/versions.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { channelTokenEnv } from "../src/appliance/openclaw-channels.js";
 import { gatewayConfigFor } from "../src/appliance/testing/context.js";
@@ -71,18 +72,8 @@ describe("the Discord channel on the pinned OpenClaw", () => {
     );
     const manifest = installed.find((path) => existsSync(path));
     expect(manifest, `the plugin under ${projects}`).toBeDefined();
-    expect(JSON.parse(readFileSync(manifest ?? "", "utf8")).version).toBe(
-      (
-        JSON.parse(
-          readFileSync(
-            join(openClawNpmCacheSeed(), "..", "node_modules", "openclaw", "package.json"),
-            "utf8",
-          ),
-        ) as {
-          version: string;
-        }
-      ).version,
-    );
+    // The version the gateway itself is: the plugin is released with OpenClaw.
+    expect(JSON.parse(readFileSync(manifest ?? "", "utf8")).version).toBe(pinned("OPENCLAW_VERSION"));
     // Trusted and running: the provider starts, and only then fails to reach Discord (the gateway's console log).
     const gatewayProcess = gateway.processes[0];
     const log = await waitFor(

@@ -92,19 +92,15 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
     childKinds.map((kind) => [kind.kind, manager.cache(kind, managedSelector)]),
   );
   const models = new ModelPuller(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {});
+  // The ingress controller's EndpointSlices, watched in its namespace alone (the chart's ingressController).
   const ingressController = options.ingressController;
-  const ingressSlices =
-    ingressController === undefined
-      ? undefined
-      : {
-          kind: kinds.endpointSlices,
-          labelSelector: endpointSliceSelector(ingressController),
-          namespace: ingressController.namespace,
-        };
+  const ingressSlices = ingressController && {
+    kind: kinds.endpointSlices,
+    labelSelector: endpointSliceSelector(ingressController),
+    namespace: ingressController.namespace,
+  };
   const ingressSliceCache =
-    ingressSlices === undefined
-      ? undefined
-      : manager.cache(ingressSlices.kind, ingressSlices.labelSelector, ingressSlices.namespace);
+    ingressSlices && manager.cache(ingressSlices.kind, ingressSlices.labelSelector, ingressSlices.namespace);
   const reconciler = new ApplianceReconciler({
     client: manager.client,
     appliances,
@@ -119,11 +115,9 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
     operatorNamespace: options.operatorNamespace,
     models,
     enqueue: (key) => controller.enqueue(key),
-    ...(ingressController === undefined || ingressSlices === undefined
-      ? {}
-      : {
-          ingressProxies: () => ingressProxiesOf(ingressController, ingressSliceCache?.list() ?? []),
-        }),
+    ...(ingressController && ingressSliceCache
+      ? { ingressProxies: () => ingressProxiesOf(ingressController, ingressSliceCache.list()) }
+      : {}),
     ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
     metrics: manager.metrics,
     now: manager.now,
@@ -142,7 +136,7 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
       // Which RuntimeClass exists decides GPU or CPU (gpu.ts); they are few and rarely change, so any event wakes all.
       { kind: kinds.runtimeClasses, map: everyAppliance },
       // The ingress controller's pods moved: each gateway behind an Ingress trusts their new addresses.
-      ...(ingressSlices === undefined ? [] : [{ ...ingressSlices, map: everyAppliance }]),
+      ...(ingressSlices ? [{ ...ingressSlices, map: everyAppliance }] : []),
     ],
     reconcile: (key) => reconciler.reconcile(key),
     // Closing the pull streams lets Ollama cancel the downloads and record their parts for the next leader.
