@@ -13,6 +13,7 @@
 #             localhost/remram/openclaw-gateway:$OPENCLAW_VERSION           hack/gateway/Dockerfile
 #             localhost/remram/opensearch:$OPENSEARCH_VERSION               hack/opensearch/Dockerfile (stand-in)
 #             localhost/remram/ollama:$OLLAMA_VERSION                       hack/ollama/Dockerfile (stand-in)
+#             localhost/remram/{operator,cortex,hooks}:previous-<commit>     the previous release's (UPGRADE_FROM_COMMIT)
 #   archives  $REMRAM_CACHE/images/app/<name>.tar (docker-archive); $REMRAM_CACHE/images/app/images.env names them
 #
 # Incremental: an image's stamp (images-<name>) hashes its Dockerfile, its build options, its base's image ID and the
@@ -314,14 +315,16 @@ build_image busybox "$busybox" "$HACK_DIR/images/busybox/Dockerfile" "$context" 
 # npm ci inside a build reaches the npm registry over HTTPS; the host's CA bundle carries the proxy's CA, if any.
 ca_options=()
 [ -f "$host_ca" ] && ca_options=(--volume "$host_ca:/run/host-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/host-ca.crt)
-workspace_context() { # NAME: the root manifest, the lock, every workspace's package.json, NAME's and the contract's dist/
-  local context ws
-  context="$(new_context "$1")"
-  add_to_context "$context" "$REPO_ROOT/package.json"
-  add_to_context "$context" "$REPO_ROOT/package-lock.json"
-  for ws in contract cortex operator hooks test/harness; do add_to_context "$context" "$REPO_ROOT/$ws/package.json" "$ws/package.json"; done
-  add_to_context "$context" "$REPO_ROOT/contract/dist" "contract/dist"
-  add_to_context "$context" "$REPO_ROOT/$1/dist" "$1/dist"
+# NAME [CONTEXT-NAME [ROOT]]: the root manifest, the lock, every workspace's package.json, NAME's and the contract's
+# dist/, from ROOT (the repository by default; the previous release's tree for its images).
+workspace_context() {
+  local name="$1" context_name="${2:-$1}" root="${3:-$REPO_ROOT}" context ws
+  context="$(new_context "$context_name")"
+  add_to_context "$context" "$root/package.json"
+  add_to_context "$context" "$root/package-lock.json"
+  for ws in contract cortex operator hooks test/harness; do add_to_context "$context" "$root/$ws/package.json" "$ws/package.json"; done
+  add_to_context "$context" "$root/contract/dist" "contract/dist"
+  add_to_context "$context" "$root/$name/dist" "$name/dist"
   printf '%s' "$context"
 }
 refs=()
@@ -368,13 +371,68 @@ mkdir -p "$context/home"
 build_image ollama "$ollama" "$HACK_DIR/ollama/Dockerfile" "$context" "$base" --build-arg "VERSION=$OLLAMA_VERSION"
 refs+=("ollama=$ollama")
 
+# ---- The previous release's own images (operator, Cortex, hooks) and chart, which the real-node suite installs and
+# then upgrades to this tree's. Built from its commit (UPGRADE_FROM_COMMIT) with its own lock and Dockerfiles; the
+# third-party images (gateway, OpenSearch, Ollama) are this tree's pins, so a differing pin there is logged.
+previous_commit="$(git -C "$REPO_ROOT" rev-parse --verify --quiet "$UPGRADE_FROM_COMMIT^{commit}")" ||
+  die "the previous release's commit $UPGRADE_FROM_COMMIT (UPGRADE_FROM_COMMIT in hack/versions.env) is not in this clone: fetch the full history (git fetch --unshallow)"
+previous_dir="$REMRAM_CACHE/previous/$previous_commit"
+previous_tag="previous-${previous_commit:0:12}"
+# Its tree, installed and compiled once per commit; node_modules goes afterwards (the images install their own).
+previous_source() {
+  if stamp_matches previous-source "$previous_commit" && [ -d "$previous_dir/operator/dist" ]; then return; fi
+  log "compiling the previous release ${previous_commit:0:12} (log: $logs_dir/previous-build.log)"
+  rm -rf "$REMRAM_CACHE/previous" && mkdir -p "$previous_dir"
+  git -C "$REPO_ROOT" archive "$previous_commit" | tar -x -C "$previous_dir"
+  (
+    cd "$previous_dir"
+    # The same lock as this tree's (the usual case): its node_modules as hard links, no install.
+    if cmp -s package-lock.json "$REPO_ROOT/package-lock.json"; then
+      # The workspaces' links in it are relative, so they resolve to the previous tree's packages.
+      cp -al "$REPO_ROOT/node_modules" node_modules && rm -rf node_modules/.cache
+    else
+      npm ci --no-audit --no-fund --prefer-offline --loglevel=error
+    fi
+    npm run --silent build -w contract -w cortex -w operator -w hooks
+    rm -rf node_modules ./*/node_modules test/harness/node_modules
+  ) >"$logs_dir/previous-build.log" 2>&1 || die "compiling the previous release failed; the end of $logs_dir/previous-build.log:
+$(tail -n 25 "$logs_dir/previous-build.log")"
+  write_stamp previous-source "$previous_commit"
+}
+previous_source
+for pin in OPENCLAW_VERSION OPENSEARCH_VERSION OLLAMA_VERSION; do
+  previous_pin="$(sed -n "s/^$pin=//p" "$previous_dir/hack/versions.env")"
+  [ "$previous_pin" = "${!pin}" ] ||
+    log "the previous release pins $pin=$previous_pin, this tree ${!pin}: its upgrade test runs this tree's image of it"
+done
+previous_operator="localhost/remram/operator:$previous_tag"
+context="$(workspace_context operator previous-operator "$previous_dir")"
+add_to_context "$context" "$previous_dir/hardware-profiles"
+build_image previous-operator "$previous_operator" "$previous_dir/operator/Dockerfile" "$context" "$node_base" \
+  --build-arg "VERSION=$previous_tag" "${ca_options[@]}"
+refs+=("previous-operator=$previous_operator")
+previous_cortex="localhost/remram/cortex:$previous_tag"
+build_image previous-cortex "$previous_cortex" "$previous_dir/cortex/Dockerfile" \
+  "$(workspace_context cortex previous-cortex "$previous_dir")" "$node_base" --build-arg "VERSION=$previous_tag" "${ca_options[@]}"
+refs+=("previous-cortex=$previous_cortex")
+previous_hooks="localhost/remram/hooks:$previous_tag"
+context="$(new_context previous-hooks)"
+for file in openclaw.plugin.json package.json dist/index.js; do add_to_context "$context" "$previous_dir/hooks/$file" "hooks/$file"; done
+build_image previous-hooks "$previous_hooks" "$previous_dir/hooks/Dockerfile" "$context" "$busybox" --build-arg "VERSION=$previous_tag"
+refs+=("previous-hooks=$previous_hooks")
+
 # ---- Archives for the real node (`ctr images import`), only for images whose ID changed.
 env_file="REMRAM_IMAGE_OPERATOR=$operator
 REMRAM_IMAGE_CORTEX=$cortex
 REMRAM_IMAGE_HOOKS=$hooks
 REMRAM_IMAGE_GATEWAY=$gateway
 REMRAM_IMAGE_OPENSEARCH=$opensearch
-REMRAM_IMAGE_OLLAMA=$ollama"
+REMRAM_IMAGE_OLLAMA=$ollama
+REMRAM_PREVIOUS_COMMIT=$previous_commit
+REMRAM_PREVIOUS_CHART=$previous_dir/charts/remram-operator
+REMRAM_PREVIOUS_IMAGE_OPERATOR=$previous_operator
+REMRAM_PREVIOUS_IMAGE_CORTEX=$previous_cortex
+REMRAM_PREVIOUS_IMAGE_HOOKS=$previous_hooks"
 for entry in "${refs[@]}"; do
   name="${entry%%=*}" ref="${entry#*=}" archive="$app_dir/${entry%%=*}.tar"
   id="$(image_id "$ref")"

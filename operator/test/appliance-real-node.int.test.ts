@@ -3,7 +3,8 @@
 // every component condition True with its real reason; then a conversation through the gateway's Service, a dream
 // whose proposal another user approves with `kubectl remram`, `helm upgrade` and `helm uninstall`. The namespaces
 // carry the test bed's annotations that place their pods on the real node, so the operator's children land there
-// exactly as it builds them. One appliance for the whole file, in this order.
+// exactly as it builds them. One appliance for the whole file, in this order; last, a second one installed on the
+// previous release and upgraded to this one.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,6 +35,7 @@ import { describeIngress } from "./real-appliance-ingress.js";
 import { describeRestarts } from "./real-appliance-restarts.js";
 import { describeCredentialRotation } from "./real-appliance-rotation.js";
 import { describeClusterSecurity } from "./real-appliance-security.js";
+import { describeUpgradeFromPrevious } from "./real-appliance-upgrade.js";
 
 const run = promisify(execFile);
 
@@ -180,3 +182,6 @@ describe("the appliance after `helm uninstall`", () => {
     expect(await uids("pvc")).toEqual(claimsBefore);
   }, 240_000);
 });
+
+// Last: a fresh appliance on the previous release's chart and images, upgraded to this tree's.
+describeUpgradeFromPrevious();

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { restartNodeRuntime } from "../../test/harness/src/services/node/index.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import {
+  applianceReadyAndCurrent,
   imageParts,
   images,
   kubectl,
@@ -54,18 +55,6 @@ async function podStates(ns: string): Promise<Record<string, PodState>> {
         restarts: (pod.status?.containerStatuses ?? []).reduce((sum, c) => sum + c.restartCount, 0),
       },
     ]),
-  );
-}
-
-async function applianceReadyAndCurrent(): Promise<boolean> {
-  const json = await kubectl(["-n", namespace, "get", "remramappliance", "moltbox", "-o", "json"]);
-  const appliance = JSON.parse(json) as {
-    metadata: { generation: number };
-    status?: { observedGeneration?: number; conditions?: { type: string; status: string }[] };
-  };
-  return (
-    appliance.status?.observedGeneration === appliance.metadata.generation &&
-    (appliance.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false)
   );
 }
 

@@ -80,6 +80,19 @@ export async function conditions(): Promise<Condition[]> {
   return (JSON.parse(json) as { status?: { conditions?: Condition[] } }).status?.conditions ?? [];
 }
 
+/** Ready, and reconciled at the appliance's current generation. */
+export async function applianceReadyAndCurrent(): Promise<boolean> {
+  const json = await kubectl(["-n", namespace, "get", "remramappliance", "moltbox", "-o", "json"]);
+  const appliance = JSON.parse(json) as {
+    metadata: { generation: number };
+    status?: { observedGeneration?: number; conditions?: { type: string; status: string }[] };
+  };
+  return (
+    appliance.status?.observedGeneration === appliance.metadata.generation &&
+    (appliance.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false)
+  );
+}
+
 /** A jsonpath over the operator's pods. */
 export const operatorPods = (jsonpath: string): Promise<string> =>
   kubectl([

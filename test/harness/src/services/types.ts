@@ -73,6 +73,17 @@ export interface AppImages {
   gateway: string;
   opensearch: string;
   ollama: string;
+  /** The previous release's own images and chart (UPGRADE_FROM_COMMIT), which the real-node suite upgrades from. */
+  previous: PreviousRelease;
+}
+
+export interface PreviousRelease {
+  commit: string;
+  /** Its chart directory, from its tree in the cache. */
+  chart: string;
+  operator: string;
+  cortex: string;
+  hooks: string;
 }
 
 /** The real node (kubelet + containerd in a network namespace) registered with the test bed's control plane. */

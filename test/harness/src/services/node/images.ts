@@ -1,7 +1,7 @@
 /**
  * The node's images: the node's own parts (pause, CoreDNS, local-path, busybox) from hack/install-node-parts.sh and
- * the appliance's images (operator, Cortex, hooks, gateway and the OpenSearch and Ollama stand-ins) from
- * hack/install-images.sh, both docker-archive files in the cache, imported into the node's containerd.
+ * the appliance's images (operator, Cortex, hooks, gateway and the OpenSearch and Ollama stand-ins, and the previous
+ * release's operator, Cortex and hooks) from hack/install-images.sh, both docker-archive files in the cache, imported into the node's containerd.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -53,9 +53,13 @@ export function imageTagged(archives: readonly ImageArchive[], prefix: string): 
 /** The appliance's image names from images.env; every one must be among the archives' tags. */
 export function parseAppImages(imagesEnv: string, archives: readonly ImageArchive[]): AppImages {
   const tags = new Set(archives.flatMap((archive) => archive.tags));
-  const image = (key: string): string => {
+  const setting = (key: string): string => {
     const value = new RegExp(`^${key}=(.+)$`, "m").exec(imagesEnv)?.[1]?.trim();
     if (!value) throw new Error(`${join(appImagesDir, "images.env")} has no ${key}: ${appImagesHint}`);
+    return value;
+  };
+  const image = (key: string): string => {
+    const value = setting(key);
     if (!tags.has(value)) throw new Error(`no archive in ${appImagesDir} holds ${value}: ${appImagesHint}`);
     return value;
   };
@@ -66,6 +70,13 @@ export function parseAppImages(imagesEnv: string, archives: readonly ImageArchiv
     gateway: image("REMRAM_IMAGE_GATEWAY"),
     opensearch: image("REMRAM_IMAGE_OPENSEARCH"),
     ollama: image("REMRAM_IMAGE_OLLAMA"),
+    previous: {
+      commit: setting("REMRAM_PREVIOUS_COMMIT"),
+      chart: setting("REMRAM_PREVIOUS_CHART"),
+      operator: image("REMRAM_PREVIOUS_IMAGE_OPERATOR"),
+      cortex: image("REMRAM_PREVIOUS_IMAGE_CORTEX"),
+      hooks: image("REMRAM_PREVIOUS_IMAGE_HOOKS"),
+    },
   };
 }
 

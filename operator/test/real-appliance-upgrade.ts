@@ -1,0 +1,158 @@
+// The path every existing box takes: the previous release (its chart and its own images, built from
+// UPGRADE_FROM_COMMIT by hack/install-images.sh) installed and holding a person's knowledge, then `helm upgrade` to
+// this tree's chart and images with the values file the box was installed with. Last in the file: the suite's
+// appliance and namespace go first (`helm uninstall` kept them), so this appliance starts empty on the old release.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { nodeNamespace, operatorChartValues } from "../../test/harness/src/appliance.js";
+import { runDir } from "../../test/harness/src/paths.js";
+import { waitFor } from "../../test/harness/src/wait.js";
+import {
+  appliance,
+  applianceReadyAndCurrent,
+  chart,
+  cortexApi,
+  helm,
+  imageParts,
+  images,
+  kubectl,
+  measured,
+  namespace,
+  node,
+  release,
+  uids,
+  valuesFile,
+} from "./real-appliance.js";
+import { person, recall } from "./real-appliance-conversation.js";
+import { workspaceLog } from "./real-appliance-dream.js";
+
+const committedStatement = "The boiler's annual service is due every March.";
+const pendingStatement = "The spare house key hangs in the garden shed.";
+
+/** The images a Deployment's pod template runs, init containers included (the gateway's carries the plugin). */
+const templateImages = (deployment: string): Promise<string> =>
+  kubectl([
+    "-n",
+    namespace,
+    "get",
+    "deployment",
+    deployment,
+    "-o",
+    "jsonpath={.spec.template.spec.initContainers[*].image} {.spec.template.spec.containers[*].image}",
+  ]);
+
+const waitReady = (timeoutSeconds: number) =>
+  kubectl(
+    [
+      "-n",
+      namespace,
+      "wait",
+      "--for=condition=Ready",
+      "remramappliance/moltbox",
+      `--timeout=${timeoutSeconds}s`,
+    ],
+    undefined,
+    (timeoutSeconds + 10) * 1000,
+  );
+
+export function describeUpgradeFromPrevious(): void {
+  describe("an upgrade from the previous release", () => {
+    it("keeps the appliance, its volumes and a person's knowledge through `helm upgrade` to this release", async () => {
+      const previous = images.previous;
+      // In the whole file the release is gone already (`helm uninstall` above); run alone (-t), it goes here.
+      await helm("uninstall", release, "--wait").catch(() => undefined);
+      await kubectl(["delete", "namespace", namespace, "--wait=true", "--timeout=300s"], undefined, 310_000);
+      await kubectl(["apply", "-f", "-"], JSON.stringify(nodeNamespace(node, namespace, true)));
+
+      // The previous release as its chart and images install it; the values differ only in the image names.
+      const current = operatorChartValues(node, [namespace]);
+      const previousValues = join(runDir, `appliance-values-previous-${release}.json`);
+      writeFileSync(
+        previousValues,
+        JSON.stringify({
+          ...current,
+          image: { ...imageParts(previous.operator), pullPolicy: "Never" },
+          operandImages: { ...current.operandImages, cortex: previous.cortex, hooks: previous.hooks },
+        }),
+      );
+      await helm("install", release, previous.chart, "--take-ownership", "-f", previousValues, "--wait");
+      await kubectl(["apply", "-f", "-"], JSON.stringify(appliance));
+      const appliedAt = Date.now();
+      await waitReady(400);
+      measured.previousApplyToReadyMs = Date.now() - appliedAt;
+      expect(await templateImages("moltbox-cortex")).toContain(previous.cortex);
+      expect(await templateImages("moltbox-gateway")).toContain(previous.hooks);
+
+      // What a person saved while the box ran the previous release: one page approved and committed to the
+      // workspace repository (Cortex's /promote, as the operator calls it after an approval), one save pending.
+      const save = async (statement: string) =>
+        (await cortexApi("POST", "/remember", {
+          principal: { userId: person.userId, agentId: "main" },
+          statement,
+        })) as { proposal: { status: string; id?: string } };
+      const committed = await save(committedStatement);
+      expect(committed.proposal.status).toBe("pending");
+      const { commitId } = (await cortexApi(
+        "POST",
+        "/promote",
+        { proposalId: committed.proposal.id, approvedBy: "ingrid" },
+        "operator",
+      )) as { commitId: string };
+      const pending = await save(pendingStatement);
+      expect(pending.proposal.status).toBe("pending");
+      const [claimsBefore, applianceBefore, historyBefore] = [
+        await uids("pvc"),
+        await uids("remramappliance"),
+        await workspaceLog(),
+      ];
+
+      const upgradedAt = Date.now();
+      await helm("upgrade", release, chart, "-f", valuesFile, "--wait", "--timeout=300s");
+      // The new operator rolls the children onto this release's images, then reports Ready at the generation.
+      await waitFor(
+        async () => {
+          const [cortexImages, gatewayImages] = [
+            await templateImages("moltbox-cortex"),
+            await templateImages("moltbox-gateway"),
+          ];
+          return cortexImages.includes(images.cortex) && gatewayImages.includes(images.hooks)
+            ? true
+            : undefined;
+        },
+        {
+          what: "the appliance's Deployments on this release's images",
+          timeoutMs: 120_000,
+          intervalMs: 1_000,
+        },
+      );
+      for (const deployment of ["moltbox-cortex", "moltbox-gateway"]) {
+        await kubectl(
+          ["-n", namespace, "rollout", "status", `deployment/${deployment}`, "--timeout=300s"],
+          undefined,
+          310_000,
+        );
+      }
+      await waitFor(async () => (await applianceReadyAndCurrent()) || undefined, {
+        what: "the appliance Ready at its generation after the upgrade",
+        timeoutMs: 300_000,
+        intervalMs: 1_000,
+      });
+      measured.upgradeFromPreviousToReadyMs = Date.now() - upgradedAt;
+
+      expect(await uids("remramappliance")).toEqual(applianceBefore);
+      expect(await uids("pvc")).toEqual(claimsBefore);
+      expect(await recall("When is the boiler serviced?")).toContain("annual service is due every March");
+      expect(await recall("Where is the spare house key?")).toContain(
+        "spare house key hangs in the garden shed",
+      );
+      const history = await workspaceLog();
+      expect(history).toBe(historyBefore);
+      expect(history).toContain(commitId);
+      const held = (await cortexApi("GET", "/proposals?status=pending", undefined, "operator")) as {
+        proposals: { id: string }[];
+      };
+      expect(held.proposals.map((proposal) => proposal.id)).toContain(pending.proposal.id);
+    }, 1_500_000);
+  });
+}
