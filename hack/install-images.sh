@@ -386,13 +386,13 @@ previous_source() {
   git -C "$REPO_ROOT" archive "$previous_commit" | tar -x -C "$previous_dir"
   (
     cd "$previous_dir"
-    # The same lock as this tree's (the usual case): its node_modules as hard links, no install.
-    if cmp -s package-lock.json "$REPO_ROOT/package-lock.json"; then
-      # The workspaces' links in it are relative, so they resolve to the previous tree's packages.
-      cp -al "$REPO_ROOT/node_modules" node_modules && rm -rf node_modules/.cache
-    else
+    # The same lock as this tree's (the usual case): its node_modules as hard links (one file system), no install.
+    # The workspaces' links in it are relative, so they resolve to the previous tree's packages.
+    if ! { cmp -s package-lock.json "$REPO_ROOT/package-lock.json" && cp -al "$REPO_ROOT/node_modules" node_modules; }; then
+      rm -rf node_modules
       npm ci --no-audit --no-fund --prefer-offline --loglevel=error
     fi
+    rm -rf node_modules/.cache
     npm run --silent build -w contract -w cortex -w operator -w hooks
     rm -rf node_modules ./*/node_modules test/harness/node_modules
   ) >"$logs_dir/previous-build.log" 2>&1 || die "compiling the previous release failed; the end of $logs_dir/previous-build.log:
