@@ -29,10 +29,16 @@ export const knownFactQuestion = "Where does my sister Ingrid live?";
 export const turnTimeoutMs = 300_000;
 
 /**
- * One turn through the gateway's OpenAI-compatible endpoint with `agent` (named: with several agents OpenClaw
- * refuses a client that names none); returns the reply and how long it took.
+ * One turn of `user` (the person by default) through the gateway's OpenAI-compatible endpoint with `agent` (named:
+ * with several agents OpenClaw refuses a client that names none); returns the reply and how long it took. Turns that
+ * only need an answer name a user of their own: a fresh session's prompt is the agent's (which the model server
+ * keeps cached) and one line, where the person's long session would be read again after every change.
  */
-export async function say(text: string, agent = "main"): Promise<{ reply: string; ms: number }> {
+export async function say(
+  text: string,
+  agent = "main",
+  user = person.user,
+): Promise<{ reply: string; ms: number }> {
   const { url, token } = await gatewayAccess();
   const started = Date.now();
   const response = await fetch(`${url}/v1/chat/completions`, {
@@ -40,7 +46,7 @@ export async function say(text: string, agent = "main"): Promise<{ reply: string
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: JSON.stringify({
       model: `openclaw/${agent}`,
-      user: person.user,
+      user,
       messages: [{ role: "user", content: text }],
     }),
     signal: AbortSignal.timeout(turnTimeoutMs),

@@ -122,7 +122,7 @@ export function describeFaults(): void {
         let acknowledged: string[] = [];
         await deleteAndRecover(component, async () => {
           // Degraded, not down: the plugin skips injection when Cortex cannot answer, the model still replies.
-          const turn = say("What should I pack for a weekend in Bergen?");
+          const turn = say("What should I pack for a weekend in Bergen?", "main", `drill-${component}`);
           acknowledged = await ingestWhile(`fault-${component}`, turn);
           expect((await turn).reply.trim()).not.toBe("");
         });
@@ -143,7 +143,7 @@ export function describeFaults(): void {
     it("brings the gateway back on its volume", async () => {
       await deleteAndRecover("gateway", async () => undefined);
       // The new pod answers on the same volume, through the Ollama restarted just before.
-      expect((await say("Hello again.")).reply.trim()).not.toBe("");
+      expect((await say("Hello again.", "main", "drill-gateway")).reply.trim()).not.toBe("");
     }, 600_000);
 
     it("keeps the appliance Ready while the operator's pod is replaced, and the new pod takes the Lease", async () => {

@@ -139,7 +139,7 @@ export function describeRestarts(): void {
       expect(await uids("pvc")).toEqual(claimsBefore);
       expect(await recall(knownFactQuestion)).toContain(knownFact);
       expect(await workspaceLog()).toContain(approvedCommit());
-      expect((await say("Are you back?")).reply.trim()).not.toBe("");
+      expect((await say("Are you back?", "main", "drill-restart")).reply.trim()).not.toBe("");
     }, 600_000);
   });
 }

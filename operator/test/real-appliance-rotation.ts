@@ -80,7 +80,7 @@ export function describeCredentialRotation(): void {
         const patchedAt = Date.now();
 
         // While the kubelet has not synced yet, the person is answered as before (with the old value).
-        const during = await say("Thanks, that is all for now.");
+        const during = await say("Thanks, that is all for now.", "main", "drill-rotation");
         expect(during.reply.trim()).not.toBe("");
 
         await waitFor(async () => ((await statusWith(fresh)) === 200 ? true : undefined), {
