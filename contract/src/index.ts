@@ -17,6 +17,7 @@ export * from "./ingest.js";
 export * from "./knowledge.js";
 export * from "./memory-tools.js";
 export * from "./openapi.js";
+export * from "./person-export.js";
 export * from "./promote.js";
 export * from "./reflect.js";
 export * from "./retrieve.js";

@@ -27,6 +27,7 @@ import { erasedResponse, errorResponse } from "./errors.js";
 import { explicitSaveRequest, explicitSaveResponse } from "./explicit-save.js";
 import { livenessResponse, readinessResponse } from "./health.js";
 import { ingestRequest, ingestResponse } from "./ingest.js";
+import { personExportRequest, personExportResponse } from "./person-export.js";
 import {
   denyRequest,
   promoteRequest,
@@ -351,6 +352,23 @@ export const routes = {
       body: erasureRequest,
       response: {
         200: erasureResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        503: errorResponse,
+      },
+    },
+  },
+  personExport: {
+    method: "POST",
+    url: "/admin/export",
+    callers: ["admin", "app"],
+    schema: {
+      summary:
+        "Everything Cortex holds that is a person's (knowledge objects, archived transcripts' summaries), to take along",
+      body: personExportRequest,
+      response: {
+        200: personExportResponse,
         400: errorResponse,
         401: errorResponse,
         403: errorResponse,

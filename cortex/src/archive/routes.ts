@@ -1,9 +1,11 @@
 import { routes } from "@remram/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { routeOptions } from "../auth.js";
+import { renderPersonExport } from "../core/person-export.js";
 import { forbidden, HttpError, notFound } from "../http-errors.js";
 import type { MaturationIndices } from "../knowledge/records.js";
 import { type ErasureStores, eraseUserData } from "./erasure.js";
+import { exportPerson } from "./export.js";
 import { archiveDocument, type Recall, recallDocument, searchSummaries } from "./service.js";
 import { ArchiveIntegrityError, type ArchiveStore } from "./store.js";
 import { defaultTierRules } from "./tiering.js";
@@ -82,6 +84,22 @@ export function archiveRoutes(
     app.get(routes.archiveVerify.url, routeOptions(routes.archiveVerify), async () => {
       const store = await archive();
       return { checked: store.size, corrupt: await store.findCorrupt() };
+    });
+
+    app.post(routes.personExport.url, routeOptions(routes.personExport), async (request) => {
+      const { userId, requestedBy, format } = request.body;
+      if (request.caller === "app" && requestedBy !== userId) {
+        throw forbidden(
+          "the app may export only the requesting person's own data (requestedBy must equal userId)",
+        );
+      }
+      const exported = await exportPerson(app.cortex, await indices(), userId);
+      const counts = { knowledge: exported.knowledge.length, transcripts: exported.transcripts.length };
+      // Who took whose data out, with counts and never content.
+      request.log.info({ userId, requestedBy, caller: request.caller, counts }, "user data exported");
+      return format === "markdown"
+        ? { format, markdown: renderPersonExport(exported), counts }
+        : { format, ...exported };
     });
 
     app.post(routes.erasure.url, routeOptions(routes.erasure), async (request) => {
