@@ -247,6 +247,35 @@ describe("the npm package on the machine's Node", () => {
     expect(dream.stderr).toContain("kubectl create role remram-dreamer");
   });
 
+  it("says what an export lacks: the right to Cortex's credential, the credential, a ready Cortex pod", async () => {
+    const approver = await npmBin(["export", "alice", "--kubeconfig", fixtures.approver]);
+    expect(approver.code).toBe(1);
+    expect(approver.stderr).toContain(
+      `error: forbidden: system:serviceaccount:${namespace}:approver may not get secrets in namespace ${namespace}.`,
+    );
+    expect(approver.stderr).toContain("create on pods/portforward");
+    const noSecret = await npmBin(["export", "alice", ...admin_()]);
+    expect(noSecret.stderr).toBe(
+      `error: the Secret box-cortex-admin with Cortex's admin credential is not in namespace ${namespace}: is the appliance reconciled?\n`,
+    );
+    await admin.create(`/api/v1/namespaces/${namespace}/secrets`, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "box-cortex-admin", namespace },
+      stringData: { token: "an-admin-credential-for-the-test" },
+    });
+    // The kwok appliance has no pods at all: nothing to forward a port to.
+    const noPod = await npmBin(["export", "alice", "--appliance", "box", ...admin_()]);
+    expect(noPod.stderr).toBe(
+      `error: no ready Cortex pod for appliance box in namespace ${namespace} (none at all: is the appliance reconciled? kubectl remram status)\n`,
+    );
+    expect(noPod.stderr).not.toContain("an-admin-credential-for-the-test");
+    const unknown = await npmBin(["export", "alice", "--appliance", "boxx", ...admin_()]);
+    expect(unknown.stderr).toBe(
+      `error: no RemramAppliance "boxx" in namespace ${namespace}; there is: box (Ready=True)\n`,
+    );
+  });
+
   it("shows a diff and asks for a dream", async () => {
     const diff = await npmBin(["diff", "box-p-3", ...admin_()]);
     expect(diff.stdout).toBe(

@@ -30,6 +30,7 @@ import {
 } from "./real-appliance.js";
 import { describeConversation, knownFact, knownFactQuestion, recall } from "./real-appliance-conversation.js";
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
+import { describeExport } from "./real-appliance-export.js";
 import { describeFaults } from "./real-appliance-faults.js";
 import { describeIngress } from "./real-appliance-ingress.js";
 import { describeRestarts } from "./real-appliance-restarts.js";
@@ -118,6 +119,7 @@ describe("an appliance applied with kubectl, reconciled by the in-cluster operat
 
 describeConversation();
 describeDreamApproval();
+describeExport();
 
 describe("the appliance through `helm upgrade`", () => {
   it("keeps running, and keeps its data, through `helm upgrade` to another operator image", async () => {

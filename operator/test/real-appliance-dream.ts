@@ -1,13 +1,14 @@
 // The knowledge loop's governed end on real pods: a DreamSchedule run in the Cortex pod proposes an artifact, the
 // in-cluster operator mirrors it as an ArtifactProposal, another user approves it with `kubectl remram approve`
-// (the plugin built here, on PATH, under that user's own kubeconfig) and Cortex commits it to the workspace
+// (the plugin's npm bundle built here, on PATH, under that user's own kubeconfig) and Cortex commits it to the workspace
 // repository on its volume. An agent then reads the promoted artifact with its read tool (through the read-only
 // mount of the artifacts in its workspace), and the hooks plugin captures the tool's output into Cortex.
-import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { metricValue } from "../../hooks/src/testing/gateway-fixture.js";
-import { repoRoot, runDir } from "../../test/harness/src/paths.js";
+import { buildStamp, bundle } from "../../kubectl-remram/src/bundle.js";
+import { runDir } from "../../test/harness/src/paths.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { cortexRepoDir } from "../src/appliance/children/cortex.js";
 import { gatewayWorkspaceDir } from "../src/appliance/openclaw-config.js";
@@ -24,7 +25,7 @@ import {
 } from "./real-appliance.js";
 import { recall, say, turnTimeoutMs } from "./real-appliance-conversation.js";
 
-const approver = "approver-bob";
+export const approver = "approver-bob";
 const approverUser = `system:serviceaccount:${namespace}:${approver}`;
 const pluginDir = join(runDir, `kubectl-plugins-${namespace}`);
 let promotedCommit: string | undefined;
@@ -61,12 +62,15 @@ export function approvedCommit(): string {
   return promotedCommit;
 }
 
-/** `kubectl-remram` from this checkout's build, where kubectl looks for plugins. */
-function installPlugin(): string {
-  mkdirSync(pluginDir, { recursive: true });
-  const target = join(repoRoot, "operator/dist/cli/kubectl-remram.js");
-  chmodSync(target, 0o755);
-  symlinkSync(target, join(pluginDir, "kubectl-remram"));
+/**
+ * `kubectl-remram` as the npm package ships it (the bundle, built from this checkout), where kubectl looks for
+ * plugins; once per run.
+ */
+export async function installPlugin(): Promise<string> {
+  const plugin = join(pluginDir, "kubectl-remram");
+  if (existsSync(plugin)) return pluginDir;
+  await bundle("npm", plugin, buildStamp());
+  chmodSync(plugin, 0o755);
   return pluginDir;
 }
 
@@ -82,16 +86,21 @@ async function approverKubeconfig(): Promise<string> {
     "--clusterrole=remram-approver",
     `--serviceaccount=${namespace}:${approver}`,
   ]);
-  const token = (await kubectl(["-n", namespace, "create", "token", approver, "--duration=1h"])).trim();
-  const file = join(runDir, `${approver}-${namespace}.kubeconfig`);
+  return serviceAccountKubeconfig(approver);
+}
+
+/** A kubeconfig with an hour's token of the namespace's ServiceAccount `account`; it holds the token: remove it. */
+export async function serviceAccountKubeconfig(account: string): Promise<string> {
+  const token = (await kubectl(["-n", namespace, "create", "token", account, "--duration=1h"])).trim();
+  const file = join(runDir, `${account}-${namespace}.kubeconfig`);
   writeFileSync(
     file,
     JSON.stringify({
       apiVersion: "v1",
       kind: "Config",
       clusters: [{ name: "box", cluster: { server: kubernetes.server, "insecure-skip-tls-verify": true } }],
-      users: [{ name: approver, user: { token } }],
-      contexts: [{ name: "box", context: { cluster: "box", user: approver, namespace } }],
+      users: [{ name: account, user: { token } }],
+      contexts: [{ name: "box", context: { cluster: "box", user: account, namespace } }],
       "current-context": "box",
     }),
     { mode: 0o600 },
@@ -124,7 +133,7 @@ export function describeDreamApproval(): void {
       });
       // Applied by the conversation suite already, as the example manifest does with the appliance.
       await kubectl(["apply", "-f", "-"], JSON.stringify(nightlySchedule));
-      const plugins = installPlugin();
+      const plugins = await installPlugin();
       const admin = kubernetes.kubeconfig;
       const dreamed = await kubectlAs(admin, ["remram", "dream", "now", "nightly", "-n", namespace], plugins);
       expect(dreamed.stdout).toContain("nightly");

@@ -21,6 +21,8 @@ import { type OperatorDeployment, operatorSelector } from "./version.js";
 
 export interface Cluster {
   client: KubeClient;
+  /** For what the client does not do itself (a port-forward's WebSocket). */
+  kubeConfig: KubeConfig;
   /** The API server's URL. */
   server: string;
   contextName: string;
@@ -61,6 +63,7 @@ export function connect(connection: Connection, timeoutMs: number, env = process
   if (cluster === null) throw new CliError(`context "${contextName}" names no cluster in the kubeconfig`);
   return {
     client: new KubeClient(kubeConfig, { fieldManager: "kubectl-remram", timeoutMs }),
+    kubeConfig,
     server: cluster.server,
     contextName,
     namespace: connection.namespace ?? kubeConfig.getContextObject(contextName)?.namespace ?? "default",

@@ -49,6 +49,24 @@ describe("kubectl remram arguments", () => {
     expect(parseInvocation(["completion", "zsh"]).command).toEqual({ verb: "completion", shell: "zsh" });
   });
 
+  it("parse export with its appliance and output, Markdown by default", () => {
+    expect(parseInvocation(["export", "telegram:42", "-n", "home"])).toEqual({
+      command: { verb: "export", userId: "telegram:42", output: "markdown" },
+      connection: { namespace: "home" },
+    });
+    expect(parseInvocation(["export", "alice", "--appliance=box", "-o", "json"]).command).toEqual({
+      verb: "export",
+      userId: "alice",
+      appliance: "box",
+      output: "json",
+    });
+    expect(() => parseInvocation(["export"])).toThrow("export needs the user id");
+    expect(() => parseInvocation(["export", "alice", "-o", "yaml"])).toThrow(
+      '-o takes markdown or json, not "yaml"',
+    );
+    expect(() => parseInvocation(["status", "-o", "json"])).toThrow("--output does not apply to status");
+  });
+
   it("take kubectl's connection flags, which kubectl passes on to plugins, wherever they stand", () => {
     expect(
       parseInvocation(["approve", "p1", "--kubeconfig=/k/alice", "-n", "home", "--context", "box"]),

@@ -16,11 +16,15 @@ export type Command =
   | { verb: "diff"; name: string }
   | { verb: "status"; name?: string }
   | { verb: "dream-now"; name: string }
+  | { verb: "export"; userId: string; appliance?: string; output: ExportOutput }
   | { verb: "version"; clientOnly: boolean }
   | { verb: "completion"; shell: Shell }
   | { verb: "help"; topic?: Verb }
   /** `__complete WORDS... PARTIAL`: what kubectl_complete-remram and the completion scripts ask for. */
   | { verb: "complete"; words: string[] };
+
+export const exportOutputs = ["markdown", "json"] as const;
+export type ExportOutput = (typeof exportOutputs)[number];
 
 export const shells = ["bash", "zsh"] as const;
 export type Shell = (typeof shells)[number];
@@ -55,6 +59,8 @@ const options = {
   comment: { type: "string" },
   reason: { type: "string" },
   client: { type: "boolean" },
+  appliance: { type: "string" },
+  output: { type: "string", short: "o" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -63,6 +69,7 @@ const verbFlags: Partial<Record<Verb, readonly (keyof typeof options)[]>> = {
   approve: ["comment", "reason"],
   deny: ["comment", "reason"],
   version: ["client"],
+  export: ["appliance", "output"],
 };
 const commonFlags: readonly (keyof typeof options)[] = ["namespace", "kubeconfig", "context", "help"];
 
@@ -113,7 +120,7 @@ export function parseInvocation(argv: readonly string[]): Invocation {
 function commandOf(
   verb: Verb,
   rest: string[],
-  values: { comment?: string; reason?: string; client?: boolean },
+  values: { comment?: string; reason?: string; client?: boolean; appliance?: string; output?: string },
 ): Command {
   const arity = (min: number, max: number, what: string): string[] => {
     if (rest.length < min) throw new UsageError(`${verb} needs the ${what}`, verb);
@@ -149,6 +156,23 @@ function commandOf(
       if (rest[0] !== "now") throw new UsageError("did you mean `kubectl remram dream now SCHEDULE`?", verb);
       if (rest.length !== 2) throw new UsageError("dream now takes one DreamSchedule name", verb);
       return { verb: "dream-now", name: rest[1] as string };
+    }
+    case "export": {
+      const [userId] = arity(
+        1,
+        1,
+        "user id (as Cortex knows the person, e.g. telegram:123 or openai-user:alice)",
+      ) as [string];
+      const output = values.output ?? "markdown";
+      if (!(exportOutputs as readonly string[]).includes(output))
+        throw new UsageError(`-o takes ${exportOutputs.join(" or ")}, not "${output}"`, verb);
+      if (values.appliance === "") throw new UsageError("--appliance needs a value", verb);
+      return {
+        verb,
+        userId,
+        output: output as ExportOutput,
+        ...(values.appliance !== undefined ? { appliance: values.appliance } : {}),
+      };
     }
     case "version":
       arity(0, 0, "");

@@ -45,6 +45,20 @@ describe("what kubectl remram completes", () => {
     expect(formatCompletions(inline, [{ value: "home" }, { value: "work" }])).toBe("--namespace=home\n:4\n");
   });
 
+  it("completes export's flags: appliances for --appliance, the formats for -o", () => {
+    expect(source("export", "alice", "--appliance", "")).toEqual({
+      kind: "names",
+      resource: "remramappliances",
+      pendingOnly: false,
+    });
+    expect(source("export", "alice", "-o", "")).toEqual({
+      kind: "words",
+      candidates: [{ value: "markdown" }, { value: "json" }],
+    });
+    // The user id is the person's, which the cluster cannot list; a value flag before it is not a position.
+    expect(source("export", "--appliance", "box", "")).toEqual({ kind: "nothing" });
+  });
+
   it("asks the cluster the flags typed so far name, and skips them when counting positions", () => {
     const request = completionRequest(["--kubeconfig", "/k/c", "approve", "-n", "home", "--context=box", ""]);
     expect(request.connection).toEqual({ kubeconfig: "/k/c", namespace: "home", context: "box" });

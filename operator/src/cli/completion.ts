@@ -4,7 +4,7 @@
  * Cobra's `__complete` answer: one candidate a line (`value<TAB>description`), then `:DIRECTIVE`. The scripts of
  * `kubectl remram completion bash|zsh` ask `kubectl-remram __complete ...` the same way for direct calls.
  */
-import type { Connection } from "./commands.js";
+import { type Connection, exportOutputs } from "./commands.js";
 import { isVerb, type Verb, verbSummary, verbs } from "./help.js";
 
 /** Cobra's ShellCompDirective bits that this plugin uses. */
@@ -38,14 +38,21 @@ export interface CompletionRequest {
   connection: Connection;
 }
 
-const valueFlags: Record<string, keyof Connection | "comment"> = {
+/** A flag that takes a value: a connection flag (kept to ask the right cluster) or a verb's own. */
+type ValueFlag = keyof Connection | "comment" | "appliance" | "output";
+const valueFlags: Record<string, ValueFlag> = {
   "-n": "namespace",
   "--namespace": "namespace",
   "--kubeconfig": "kubeconfig",
   "--context": "context",
   "--comment": "comment",
   "--reason": "comment",
+  "--appliance": "appliance",
+  "-o": "output",
+  "--output": "output",
 };
+const connectionKeys: readonly ValueFlag[] = ["namespace", "kubeconfig", "context"];
+const isConnectionKey = (flag: ValueFlag): flag is keyof Connection => connectionKeys.includes(flag);
 
 const flagCandidates = (verb: Verb | undefined): Candidate[] => [
   { value: "--namespace", description: "the namespace" },
@@ -54,12 +61,20 @@ const flagCandidates = (verb: Verb | undefined): Candidate[] => [
   { value: "--help", description: "help" },
   ...(verb === "approve" || verb === "deny" ? [{ value: "--comment", description: "why" }] : []),
   ...(verb === "version" ? [{ value: "--client", description: "only the plugin's version" }] : []),
+  ...(verb === "export"
+    ? [
+        { value: "--appliance", description: "the RemramAppliance" },
+        { value: "--output", description: "markdown or json" },
+      ]
+    : []),
 ];
 
-function sourceForValue(flag: keyof Connection | "comment"): CompletionSource {
+function sourceForValue(flag: ValueFlag): CompletionSource {
   if (flag === "namespace") return { kind: "namespaces" };
   if (flag === "context") return { kind: "contexts" };
   if (flag === "kubeconfig") return { kind: "files" };
+  if (flag === "appliance") return { kind: "names", resource: "remramappliances", pendingOnly: false };
+  if (flag === "output") return { kind: "words", candidates: exportOutputs.map((value) => ({ value })) };
   return { kind: "nothing" };
 }
 
@@ -69,17 +84,18 @@ export function completionRequest(words: readonly string[]): CompletionRequest {
   const last = words.at(-1) ?? "";
   const connection: Connection = {};
   const positionals: string[] = [];
-  let pending: keyof Connection | "comment" | undefined;
+  let pending: ValueFlag | undefined;
   for (const word of typed) {
     if (pending !== undefined) {
-      if (pending !== "comment") connection[pending] = word;
+      if (isConnectionKey(pending)) connection[pending] = word;
       pending = undefined;
       continue;
     }
     const [flag, value] = word.includes("=") ? [word.slice(0, word.indexOf("=")), word] : [word, undefined];
     const target = valueFlags[flag];
     if (target !== undefined && value === undefined) pending = target;
-    else if (target !== undefined && target !== "comment") connection[target] = word.slice(flag.length + 1);
+    else if (target !== undefined && isConnectionKey(target))
+      connection[target] = word.slice(flag.length + 1);
     else if (!word.startsWith("-")) positionals.push(word);
   }
   const base = { partial: last, prefix: "", connection };

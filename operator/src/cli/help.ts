@@ -3,7 +3,17 @@
  * completion shows beside each candidate. Pure text.
  */
 
-export const verbs = ["approve", "deny", "diff", "status", "dream", "version", "completion", "help"] as const;
+export const verbs = [
+  "approve",
+  "deny",
+  "diff",
+  "status",
+  "dream",
+  "export",
+  "version",
+  "completion",
+  "help",
+] as const;
 export type Verb = (typeof verbs)[number];
 
 interface VerbHelp {
@@ -50,6 +60,20 @@ RemramAppliance in the namespace when no name is given.`,
     summary: "ask a DreamSchedule for a dream cycle now",
     details: `Annotates the DreamSchedule with the time of the request; the operator starts a cycle unless one is running
 (needs patch on dreamschedules in the namespace).`,
+  },
+  export: {
+    synopsis: "export USER [--appliance NAME] [-o markdown|json]",
+    summary: "print everything the assistant remembers about a person, to read or take along",
+    details: `Asks the appliance's Cortex for the person's knowledge (corrected items included) and the summaries of
+their archived conversations: a Markdown document by default, the records with -o json. USER is the id Cortex
+knows the person by (the gateway's, e.g. telegram:123456). Cortex logs who asked (you) and the counts.
+
+Runs as Cortex's admin caller: it reads the Secret APPLIANCE-cortex-admin and forwards a port to the Cortex pod,
+so it needs get on that Secret, list on pods and create on pods/portforward in the namespace (a namespace
+admin has them).
+
+      --appliance NAME the RemramAppliance (default: the only one in the namespace)
+  -o, --output FMT     markdown (default) or json`,
   },
   version: {
     synopsis: "version [--client]",

@@ -36,6 +36,7 @@ import {
   formatCompletions,
   type NamedResource,
 } from "./completion.js";
+import { callCortexAsAdmin } from "./cortex.js";
 import { CliError, explain, missingPermission, notInstalled, unknownName } from "./errors.js";
 import { helpFor, usage, usageHint } from "./help.js";
 import { buildInfo, formatClientVersion, formatServerVersion } from "./version.js";
@@ -82,6 +83,44 @@ async function decide(
   return `artifactproposal/${command.name} ${decision.toLowerCase()} by ${username}; the operator ${decision === "Approved" ? "promotes it now" : "tells Cortex"}`;
 }
 
+/** The appliance named, or the only one in the namespace. */
+async function applianceName(cluster: Cluster, named: string | undefined): Promise<string> {
+  if (named !== undefined) {
+    await readNamed(cluster, "remramappliances", named);
+    return named;
+  }
+  const existing = await existingNames(cluster.client, cluster.namespace, "remramappliances");
+  if (existing === undefined)
+    throw new CliError(`cannot list RemramAppliances in ${cluster.namespace}: name one with --appliance`);
+  const [only, ...others] = existing;
+  if (only === undefined)
+    throw new CliError(
+      `no RemramAppliance in namespace ${cluster.namespace} (another namespace? -n NAMESPACE)`,
+    );
+  if (others.length > 0)
+    throw new CliError(
+      `namespace ${cluster.namespace} has several RemramAppliances (${existing.map((item) => item.name).join(", ")}): pick one with --appliance`,
+    );
+  return only.name;
+}
+
+async function exportPerson(
+  command: Extract<Command, { verb: "export" }>,
+  cluster: Cluster,
+): Promise<string> {
+  const appliance = await applianceName(cluster, command.appliance);
+  const requestedBy = await whoAmI(cluster.client);
+  const answer = await callCortexAsAdmin(cluster, appliance, "POST", "/admin/export", {
+    userId: command.userId,
+    requestedBy,
+    format: command.output,
+  });
+  if (answer.status !== 200)
+    throw new CliError(`Cortex of ${appliance} answered ${answer.status}: ${answer.body}`);
+  const exported = JSON.parse(answer.body) as { format: string; markdown?: string };
+  return command.output === "markdown" ? (exported.markdown ?? "") : JSON.stringify(exported, null, 2);
+}
+
 async function execute(command: Command, cluster: Cluster): Promise<string> {
   const { client, namespace } = cluster;
   switch (command.verb) {
@@ -114,6 +153,8 @@ async function execute(command: Command, cluster: Cluster): Promise<string> {
       });
       return `dreamschedule/${command.name}: a cycle was requested at ${requestedAt}`;
     }
+    case "export":
+      return exportPerson(command, cluster);
     case "version": {
       const [kubernetes, operators] = await Promise.all([
         kubernetesVersion(client),

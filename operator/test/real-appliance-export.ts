@@ -1,0 +1,47 @@
+// A person's memory taken out with `kubectl remram export` (the plugin built here) on real pods: the plugin reads
+// Cortex's admin credential with the household admin's kubeconfig and forwards a port to the Cortex pod, past the
+// NetworkPolicy that admits only the gateway and the operator; a user without those rights is told which they lack.
+import { rmSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { kubectlAs, kubernetes, namespace } from "./real-appliance.js";
+import { knownFact, person } from "./real-appliance-conversation.js";
+import { approver, installPlugin, serviceAccountKubeconfig } from "./real-appliance-dream.js";
+
+export function describeExport(): void {
+  describe("a person's memory exported with `kubectl remram export`", () => {
+    it("prints what the assistant holds about the person, to an admin only", async () => {
+      const plugins = await installPlugin();
+      const admin = kubernetes.kubeconfig;
+      const markdown = await kubectlAs(admin, ["remram", "export", person.userId, "-n", namespace], plugins);
+      expect(markdown.stdout).toContain(`# What Remram holds about ${person.userId}`);
+      expect(markdown.stdout).toContain(knownFact);
+      const json = await kubectlAs(
+        admin,
+        ["remram", "export", person.userId, "-n", namespace, "-o", "json"],
+        plugins,
+      );
+      const exported = JSON.parse(json.stdout) as {
+        userId: string;
+        knowledge: { statement: string; owner: { userId?: string } }[];
+      };
+      expect(exported.userId).toBe(person.userId);
+      expect(exported.knowledge.some((object) => object.statement.includes(knownFact))).toBe(true);
+      expect(exported.knowledge.every((object) => object.owner.userId === person.userId)).toBe(true);
+
+      // The approver of the dream suite may read proposals and appliances, not Cortex's admin credential.
+      const approverConfig = await serviceAccountKubeconfig(approver);
+      const refused = await kubectlAs(
+        approverConfig,
+        ["remram", "export", person.userId, "-n", namespace],
+        plugins,
+      )
+        .then(
+          () => "exported",
+          (error: { stderr?: string }) => error.stderr ?? String(error),
+        )
+        .finally(() => rmSync(approverConfig, { force: true }));
+      expect(refused).toContain(`may not get secrets in namespace ${namespace}`);
+      expect(refused).toContain("pods/portforward");
+    }, 120_000);
+  });
+}
