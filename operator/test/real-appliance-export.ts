@@ -3,7 +3,7 @@
 // NetworkPolicy that admits only the gateway and the operator; a user without those rights is told which they lack.
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { kubectlAs, kubernetes, namespace } from "./real-appliance.js";
+import { kubectl, kubectlAs, kubernetes, namespace } from "./real-appliance.js";
 import { knownFact, person } from "./real-appliance-conversation.js";
 import { approver, installPlugin, serviceAccountKubeconfig } from "./real-appliance-dream.js";
 
@@ -42,6 +42,43 @@ export function describeExport(): void {
         .finally(() => rmSync(approverConfig, { force: true }));
       expect(refused).toContain(`may not get secrets in namespace ${namespace}`);
       expect(refused).toContain("pods/portforward");
+
+      // One who may read the credential and list pods, but not forward a port, is told that.
+      const reader = "export-without-forward";
+      await kubectl(["-n", namespace, "create", "serviceaccount", reader]);
+      await kubectl([
+        "-n",
+        namespace,
+        "create",
+        "role",
+        reader,
+        "--verb=get,list",
+        "--resource=secrets,pods,remramappliances.remram.io",
+      ]);
+      await kubectl([
+        "-n",
+        namespace,
+        "create",
+        "rolebinding",
+        reader,
+        `--role=${reader}`,
+        `--serviceaccount=${namespace}:${reader}`,
+      ]);
+      const readerConfig = await serviceAccountKubeconfig(reader);
+      const notForwarded = await kubectlAs(
+        readerConfig,
+        ["remram", "export", person.userId, "-n", namespace],
+        plugins,
+      )
+        .then(
+          () => "exported",
+          (error: { stderr?: string }) => error.stderr ?? String(error),
+        )
+        .finally(() => rmSync(readerConfig, { force: true }));
+      expect(notForwarded).toContain(`you may not create pods/portforward in namespace ${namespace}`);
+      for (const kind of ["rolebinding", "role", "serviceaccount"]) {
+        await kubectl(["-n", namespace, "delete", kind, reader]);
+      }
     }, 120_000);
   });
 }

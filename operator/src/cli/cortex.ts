@@ -10,7 +10,7 @@ import { PortForward } from "@kubernetes/client-node";
 import { cortexCredentialKey } from "../appliance/children/cortex.js";
 import { ports } from "../appliance/children/shared.js";
 import type { Cluster } from "./cluster.js";
-import { CliError } from "./errors.js";
+import { CliError, grantHint } from "./errors.js";
 
 interface PodList {
   items: {
@@ -76,14 +76,17 @@ export async function callCortexAsAdmin(
   const fromPod = new PassThrough();
   const forwardErrors: Buffer[] = [];
   const errors = new PassThrough().on("data", (chunk: Buffer) => forwardErrors.push(chunk));
-  const socket = await new PortForward(cluster.kubeConfig).portForward(
-    cluster.namespace,
-    pod,
-    [ports.cortex],
-    fromPod,
-    errors,
-    toPod,
-  );
+  const socket = await new PortForward(cluster.kubeConfig)
+    .portForward(cluster.namespace, pod, [ports.cortex], fromPod, errors, toPod)
+    .catch((error: unknown) => {
+      // The WebSocket upgrade's refusal carries only the status: a 403 is the missing pods/portforward right.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new CliError(
+        /\b403\b/.test(message)
+          ? `forbidden: you may not create pods/portforward in namespace ${cluster.namespace} (the port-forward to ${pod} was refused: ${message}).\n${grantHint({ verb: "export" }, cluster.namespace)}`
+          : `cannot forward a port to ${pod}: ${message}`,
+      );
+    });
   const closeForward = () => (typeof socket === "function" ? socket() : socket)?.close();
   const payload = body === undefined ? undefined : JSON.stringify(body);
   try {

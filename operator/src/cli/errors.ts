@@ -38,7 +38,7 @@ function subjectFlag(user: string): string {
 }
 
 /** Which permissions a verb needs and who grants them. */
-export function grantHint(command: Command, namespace: string, user?: string): string {
+export function grantHint(command: Pick<Command, "verb">, namespace: string, user?: string): string {
   const who = user ?? "USER";
   const bind = `  kubectl create rolebinding ${bindingName(who)} --clusterrole=${approverRole} ${subjectFlag(who)} -n ${namespace}`;
   switch (command.verb) {
