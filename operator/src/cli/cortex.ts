@@ -79,8 +79,10 @@ export async function callCortexAsAdmin(
   const socket = await new PortForward(cluster.kubeConfig)
     .portForward(cluster.namespace, pod, [ports.cortex], fromPod, errors, toPod)
     .catch((error: unknown) => {
-      // The WebSocket upgrade's refusal carries only the status: a 403 is the missing pods/portforward right.
-      const message = error instanceof Error ? error.message : String(error);
+      // client-node rejects with the WebSocket's error event, whose message is all the upgrade's refusal says
+      // ("Unexpected server response: 403"): a 403 is the missing pods/portforward right.
+      const event = error as { message?: unknown } | undefined;
+      const message = typeof event?.message === "string" ? event.message : String(error);
       throw new CliError(
         /\b403\b/.test(message)
           ? `forbidden: you may not create pods/portforward in namespace ${cluster.namespace} (the port-forward to ${pod} was refused: ${message}).\n${grantHint({ verb: "export" }, cluster.namespace)}`
