@@ -40,7 +40,9 @@ import { describeUpgradeFromPrevious } from "./real-appliance-upgrade.js";
 
 const run = promisify(execFile);
 
-beforeAll(installApplianceAndOperator, 300_000);
+beforeAll(async () => {
+  measured.appliedAt = await installApplianceAndOperator();
+}, 300_000);
 
 afterAll(async () => {
   await kubectl([

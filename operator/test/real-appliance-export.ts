@@ -7,6 +7,17 @@ import { kubectl, kubectlAs, kubernetes, namespace } from "./real-appliance.js";
 import { knownFact, person } from "./real-appliance-conversation.js";
 import { approver, installPlugin, serviceAccountKubeconfig } from "./real-appliance-dream.js";
 
+/** `kubectl remram export` of the person as the namespace's ServiceAccount `account`: its error output. */
+async function exportAs(account: string, plugins: string): Promise<string> {
+  const kubeconfig = await serviceAccountKubeconfig(account);
+  return kubectlAs(kubeconfig, ["remram", "export", person.userId, "-n", namespace], plugins)
+    .then(
+      () => "exported",
+      (error: { stderr?: string }) => error.stderr ?? String(error),
+    )
+    .finally(() => rmSync(kubeconfig, { force: true })); // it holds the account's token
+}
+
 export function describeExport(): void {
   describe("a person's memory exported with `kubectl remram export`", () => {
     it("prints what the assistant holds about the person, to an admin only", async () => {
@@ -29,17 +40,7 @@ export function describeExport(): void {
       expect(exported.knowledge.every((object) => object.owner.userId === person.userId)).toBe(true);
 
       // The approver of the dream suite may read proposals and appliances, not Cortex's admin credential.
-      const approverConfig = await serviceAccountKubeconfig(approver);
-      const refused = await kubectlAs(
-        approverConfig,
-        ["remram", "export", person.userId, "-n", namespace],
-        plugins,
-      )
-        .then(
-          () => "exported",
-          (error: { stderr?: string }) => error.stderr ?? String(error),
-        )
-        .finally(() => rmSync(approverConfig, { force: true }));
+      const refused = await exportAs(approver, plugins);
       expect(refused).toContain(`may not get secrets in namespace ${namespace}`);
       expect(refused).toContain("pods/portforward");
 
@@ -64,17 +65,7 @@ export function describeExport(): void {
         `--role=${reader}`,
         `--serviceaccount=${namespace}:${reader}`,
       ]);
-      const readerConfig = await serviceAccountKubeconfig(reader);
-      const notForwarded = await kubectlAs(
-        readerConfig,
-        ["remram", "export", person.userId, "-n", namespace],
-        plugins,
-      )
-        .then(
-          () => "exported",
-          (error: { stderr?: string }) => error.stderr ?? String(error),
-        )
-        .finally(() => rmSync(readerConfig, { force: true }));
+      const notForwarded = await exportAs(reader, plugins);
       expect(notForwarded).toContain(`you may not create pods/portforward in namespace ${namespace}`);
       for (const kind of ["rolebinding", "role", "serviceaccount"]) {
         await kubectl(["-n", namespace, "delete", kind, reader]);

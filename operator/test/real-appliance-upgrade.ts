@@ -2,20 +2,19 @@
 // UPGRADE_FROM_COMMIT by hack/install-images.sh) installed and holding a person's knowledge, then `helm upgrade` to
 // this tree's chart and images with the values file the box was installed with. Last in the file: the suite's
 // appliance and namespace go first (`helm uninstall` kept them), so this appliance starts empty on the old release.
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { nodeNamespace, operatorChartValues } from "../../test/harness/src/appliance.js";
+import { operatorChartValues } from "../../test/harness/src/appliance.js";
 import { runDir } from "../../test/harness/src/paths.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import {
-  appliance,
   applianceReadyAndCurrent,
   chart,
   cortexApi,
   helm,
   imageParts,
   images,
+  installApplianceAndOperator,
   kubectl,
   measured,
   namespace,
@@ -42,20 +41,6 @@ const templateImages = (deployment: string): Promise<string> =>
     "jsonpath={.spec.template.spec.initContainers[*].image} {.spec.template.spec.containers[*].image}",
   ]);
 
-const waitReady = (timeoutSeconds: number) =>
-  kubectl(
-    [
-      "-n",
-      namespace,
-      "wait",
-      "--for=condition=Ready",
-      "remramappliance/moltbox",
-      `--timeout=${timeoutSeconds}s`,
-    ],
-    undefined,
-    (timeoutSeconds + 10) * 1000,
-  );
-
 export function describeUpgradeFromPrevious(): void {
   describe("an upgrade from the previous release", () => {
     it("keeps the appliance, its volumes and a person's knowledge through `helm upgrade` to this release", async () => {
@@ -63,23 +48,23 @@ export function describeUpgradeFromPrevious(): void {
       // In the whole file the release is gone already (`helm uninstall` above); run alone (-t), it goes here.
       await helm("uninstall", release, "--wait").catch(() => undefined);
       await kubectl(["delete", "namespace", namespace, "--wait=true", "--timeout=300s"], undefined, 310_000);
-      await kubectl(["apply", "-f", "-"], JSON.stringify(nodeNamespace(node, namespace, true)));
 
       // The previous release as its chart and images install it; the values differ only in the image names.
       const current = operatorChartValues(node, [namespace]);
-      const previousValues = join(runDir, `appliance-values-previous-${release}.json`);
-      writeFileSync(
-        previousValues,
-        JSON.stringify({
+      const appliedAt = await installApplianceAndOperator(
+        previous.chart,
+        {
           ...current,
           image: { ...imageParts(previous.operator), pullPolicy: "Never" },
           operandImages: { ...current.operandImages, cortex: previous.cortex, hooks: previous.hooks },
-        }),
+        },
+        join(runDir, `appliance-values-previous-${release}.json`),
       );
-      await helm("install", release, previous.chart, "--take-ownership", "-f", previousValues, "--wait");
-      await kubectl(["apply", "-f", "-"], JSON.stringify(appliance));
-      const appliedAt = Date.now();
-      await waitReady(400);
+      await kubectl(
+        ["-n", namespace, "wait", "--for=condition=Ready", "remramappliance/moltbox", "--timeout=400s"],
+        undefined,
+        410_000,
+      );
       measured.previousApplyToReadyMs = Date.now() - appliedAt;
       expect(await templateImages("moltbox-cortex")).toContain(previous.cortex);
       expect(await templateImages("moltbox-gateway")).toContain(previous.hooks);

@@ -53,19 +53,26 @@ export const nightlySchedule = {
   spec: { applianceRef: { name: "moltbox" }, schedule: "0 3 * * *", timeZone: "Europe/Oslo" },
 };
 
-/** `helm install` with the local images, then `kubectl apply` of the appliance. */
-export async function installApplianceAndOperator(): Promise<void> {
+/**
+ * `helm install` of `chartDir` with `values` (this tree's chart and the local images by default), then
+ * `kubectl apply` of the appliance; resolves to when it was applied.
+ */
+export async function installApplianceAndOperator(
+  chartDir = chart,
+  values: object = operatorChartValues(node, [namespace]),
+  file = valuesFile,
+): Promise<number> {
   for (const [name, restricted] of [
     [operatorNamespace, false],
     [namespace, true],
   ] as const) {
     await kubectl(["apply", "-f", "-"], JSON.stringify(nodeNamespace(node, name, restricted)));
   }
-  writeFileSync(valuesFile, JSON.stringify(operatorChartValues(node, [namespace])));
+  writeFileSync(file, JSON.stringify(values));
   // Other suites applied the CRDs without Helm; --take-ownership adopts them, as an upgrade from a hand install would.
-  await helm("install", release, chart, "--take-ownership", "-f", valuesFile, "--wait");
+  await helm("install", release, chartDir, "--take-ownership", "-f", file, "--wait");
   await kubectl(["apply", "-f", "-"], JSON.stringify(appliance));
-  measured.appliedAt = Date.now();
+  return Date.now();
 }
 
 export interface Condition {

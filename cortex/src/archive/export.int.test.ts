@@ -1,15 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { PersonExport } from "@remram/contract";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { buildApp } from "../app.js";
-import { cortexConfig } from "../config.js";
-import { maturationIndices } from "../knowledge/records.js";
-import { maturationPlugin } from "../maturation.js";
-import { bearer, testCredentials } from "../testing/callers.js";
+import { bearer, type FullCortex, startFullCortex, type testCredentials } from "../../test/helpers.js";
 
 // REMRAM_TESTBED=opensearch: a person's export through the real route, from the real knowledge and archive indices.
 const ana = { userId: "ana", householdId: "h1", agentId: "main" };
@@ -17,9 +10,8 @@ const bo = { userId: "bo", householdId: "h1", agentId: "main" };
 type Caller = keyof typeof testCredentials;
 
 describe("a person's export (POST /admin/export) on a real OpenSearch", () => {
+  let cortex: FullCortex;
   let app: FastifyInstance;
-  let workspace: string;
-  let archiveDir: string;
   const anaTranscripts: string[] = [];
 
   const post = (url: string, payload: Record<string, unknown>, caller: Caller = "gateway") =>
@@ -55,27 +47,11 @@ describe("a person's export (POST /admin/export) on a real OpenSearch", () => {
     const testbed = inject("testbed");
     if (!testbed.opensearch)
       throw new Error("this suite needs the opensearch test-bed service (REMRAM_TESTBED)");
-    workspace = await mkdtemp(join(tmpdir(), "remram-workspace-"));
-    archiveDir = await mkdtemp(join(tmpdir(), "remram-archive-"));
-    app = await buildApp({
-      config: cortexConfig.parse({
-        credentials: testCredentials,
-        opensearchUrl: testbed.opensearch.url,
-        indexPrefix: `it-export-${randomBytes(4).toString("hex")}`,
-        logLevel: "silent",
-        usageFlushIntervalMs: 3_600_000,
-        archiveTieringIntervalMinutes: 0,
-      }),
-      logger: false,
-      plugins: [
-        maturationPlugin({
-          workspaceDir: workspace,
-          archiveDir,
-          gitAuthor: { name: "Remram Cortex", email: "cortex@remram.invalid" },
-        }),
-      ],
+    cortex = await startFullCortex({
+      opensearchUrl: testbed.opensearch.url,
+      archiveTieringIntervalMinutes: 0,
     });
-    await app.cortex.initialized;
+    app = cortex.app;
     const black = await remember(ana, "Ana drinks her coffee black");
     // She corrects it later: the old object is invalidated, never overwritten, and both are hers.
     const anaScope = { kind: "user", ownerIds: ["ana"] };
@@ -108,24 +84,7 @@ describe("a person's export (POST /admin/export) on a real OpenSearch", () => {
     await client.indices.refresh({ index: "_all" });
   });
 
-  afterAll(async () => {
-    if (app) {
-      const { client, indices } = app.cortex.store;
-      for (const alias of Object.values(indices)) {
-        await client.transport.request({ method: "DELETE", path: `/${alias}-v*` }, { ignore: [404] });
-        await client.transport.request(
-          { method: "DELETE", path: `/_index_template/${alias}` },
-          { ignore: [404] },
-        );
-      }
-      for (const index of Object.values(maturationIndices(app.cortex.store))) {
-        await client.transport.request({ method: "DELETE", path: `/${index}` }, { ignore: [404] });
-      }
-      await app.close();
-    }
-    await rm(workspace, { recursive: true, force: true });
-    await rm(archiveDir, { recursive: true, force: true });
-  });
+  afterAll(async () => cortex?.stop());
 
   it("holds the person's own knowledge and transcripts, not the household's and nobody else's", async () => {
     const exported = await exportOf("ana");
