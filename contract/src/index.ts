@@ -8,6 +8,7 @@ export * from "./bundle.js";
 export * from "./bundle-intent.js";
 export * from "./callers.js";
 export * from "./common.js";
+export * from "./consistency.js";
 export * from "./dimensions.js";
 export * from "./dream.js";
 export * from "./errors.js";

@@ -15,6 +15,7 @@ import {
 } from "./archive.js";
 import type { CallerName } from "./callers.js";
 import { principal } from "./common.js";
+import { consistencyReport } from "./consistency.js";
 import { dimensionPolicy, dimensionsResponse, putDimensionsResponse } from "./dimensions.js";
 import {
   dreamBusyResponse,
@@ -357,6 +358,16 @@ export const routes = {
         403: errorResponse,
         503: errorResponse,
       },
+    },
+  },
+  consistencyCheck: {
+    method: "POST",
+    url: "/admin/check",
+    callers: ["operator", "admin"],
+    schema: {
+      summary:
+        "Read every store whole and compare them: archive hashes, vectors against their objects, chunks against their transcripts, proposals against knowledge and commits, git fsck",
+      response: { 200: consistencyReport, 401: errorResponse, 403: errorResponse, 503: errorResponse },
     },
   },
   personExport: {

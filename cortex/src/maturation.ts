@@ -1,11 +1,14 @@
 import type { FastifyPluginAsync } from "fastify";
 import { archiveRoutes } from "./archive/routes.js";
 import { ArchiveStore } from "./archive/store.js";
+import { checkRoutes } from "./check/routes.js";
+import { consistencyChecker } from "./check/service.js";
 import type { ErasedContent } from "./core/erasure.js";
 import { dreamRoutes } from "./dream/routes.js";
 import { DreamRunner } from "./dream/service.js";
 import { ensureMaturationIndices, type MaturationIndices } from "./knowledge/records.js";
 import { type GitIdentity, GitPromoter } from "./promote/git-promoter.js";
+import { checkRepository } from "./promote/repository-check.js";
 import { promoteRoutes } from "./promote/routes.js";
 import { reflectRoutes } from "./reflect/routes.js";
 import { rememberRoutes } from "./remember/routes.js";
@@ -40,7 +43,10 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
   };
 }
 
-/** Registers /reflect, /remember, /dream, /proposals, /promote, /archive and /admin/erasure on the Cortex app. */
+/**
+ * Registers /reflect, /remember, /dream, /proposals, /promote, /archive, /admin/erasure and /admin/check on the
+ * Cortex app.
+ */
 export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync {
   return async (app) => {
     const indices = once<MaturationIndices>(() => ensureMaturationIndices(app.cortex.store));
@@ -87,5 +93,14 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
     // Erasure rewrites the repository's history too; the archive feature gets only this function of promotion.
     const history = async (erased: ErasedContent) => (await promoter()).erase(erased);
     await app.register(archiveRoutes(archive, indices, history));
+    const check = consistencyChecker(app.cortex, indices, {
+      archive,
+      // The promoter's start-up first: it rolls back an interrupted promotion and removes stale locks.
+      repository: async () => {
+        await promoter();
+        return checkRepository(options.workspaceDir);
+      },
+    });
+    await app.register(checkRoutes(check));
   };
 }

@@ -58,7 +58,8 @@ interface Journal {
   previousContent: string | null;
 }
 
-const proposalTrailer = "Remram-Proposal";
+/** The commit trailer naming the proposal a promotion commit carries out. */
+export const proposalTrailer = "Remram-Proposal";
 
 /** A workspace-relative Markdown path that cannot leave the repository or touch .git. */
 export function safeArtifactPath(path: string): string {

@@ -77,6 +77,20 @@ export function vectorGateFields(object: KnowledgeObject) {
   };
 }
 
+/** The stored names of those fields, to read a vector document's gate without its embedding. */
+export const vectorGateFieldNames = [
+  "id",
+  "type",
+  "status",
+  "scope",
+  "owner",
+  "privacy",
+  "consent",
+  "validity",
+  "dimensionTags",
+  "sensitivity",
+] as const satisfies readonly (keyof ReturnType<typeof vectorGateFields>)[];
+
 /** Whether an update changes what the k-NN gate sees, so the vector document must be rewritten too. */
 export function gateChanged(before: KnowledgeObject, after: KnowledgeObject): boolean {
   return JSON.stringify(vectorGateFields(before)) !== JSON.stringify(vectorGateFields(after));
