@@ -274,6 +274,15 @@ describe("the npm package on the machine's Node", () => {
     expect(unknown.stderr).toBe(
       `error: no RemramAppliance "boxx" in namespace ${namespace}; there is: box (Ready=True)\n`,
     );
+    // check goes the same way to Cortex, and names its own verb in what to grant.
+    const check = await npmBin(["check", "--kubeconfig", fixtures.approver]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(`may not get secrets in namespace ${namespace}.`);
+    expect(check.stderr).toContain("kubectl remram check reads Cortex's admin credential");
+    const checkNoPod = await npmBin(["check", ...admin_()]);
+    expect(checkNoPod.stderr).toBe(
+      `error: no ready Cortex pod for appliance box in namespace ${namespace} (none at all: is the appliance reconciled? kubectl remram status)\n`,
+    );
   });
 
   it("shows a diff and asks for a dream", async () => {

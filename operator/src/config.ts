@@ -35,6 +35,8 @@ const settings = z.object({
   REMRAM_RESYNC_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   /** How often pending Cortex proposals (an explicit save's page among them) are mirrored between dream cycles. */
   REMRAM_PROPOSAL_MIRROR_SECONDS: z.coerce.number().int().min(1).max(3_600).default(10),
+  /** How often each appliance's data is checked for consistency (Cortex's /admin/check). */
+  REMRAM_CONSISTENCY_CHECK_SECONDS: z.coerce.number().int().min(60).max(604_800).default(21_600),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   REMRAM_IMAGE_OPENSEARCH: z.string().min(1).default(defaultImages.opensearch),
   REMRAM_IMAGE_OLLAMA: z.string().min(1).default(defaultImages.ollama),
@@ -60,6 +62,7 @@ export interface OperatorSettings {
   probePort: number;
   resyncMs: number;
   proposalMirrorMs: number;
+  consistencyCheckMs: number;
   logLevel: string;
   images: OperatorImages;
   outOfClusterUrls: { cortex?: string; ollama?: string };
@@ -105,6 +108,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): OperatorSettings {
     probePort: value.REMRAM_PROBE_PORT,
     resyncMs: value.REMRAM_RESYNC_SECONDS * 1000,
     proposalMirrorMs: value.REMRAM_PROPOSAL_MIRROR_SECONDS * 1000,
+    consistencyCheckMs: value.REMRAM_CONSISTENCY_CHECK_SECONDS * 1000,
     logLevel: value.LOG_LEVEL,
     images: {
       opensearch: value.REMRAM_IMAGE_OPENSEARCH,

@@ -27,6 +27,7 @@ const operator = await startOperator({
   probePort: settings.probePort,
   resyncMs: settings.resyncMs,
   proposalMirrorMs: settings.proposalMirrorMs,
+  consistencyCheckMs: settings.consistencyCheckMs,
   ...(outOfClusterCortex ? { cortexUrl: () => outOfClusterCortex } : {}),
   ...(outOfClusterOllama ? { ollamaUrl: () => outOfClusterOllama } : {}),
 });

@@ -47,6 +47,8 @@ export interface OperatorOptions {
   resyncMs?: number;
   /** How often Cortex's pending proposals are mirrored as ArtifactProposals between dream cycles (default 10 s). */
   proposalMirrorMs?: number;
+  /** How often each appliance's data is checked for consistency (default 6 h). */
+  consistencyCheckMs?: number;
   /** How the operator reaches an appliance's Ollama and Cortex; cluster DNS by default. */
   ollamaUrl?: (appliance: { name: string; namespace: string }) => string;
   cortexUrl?: (appliance: { name: string; namespace: string }) => string;
@@ -96,17 +98,8 @@ function crdsAtExpectedRevision(client: KubeClient): ReadinessCheck {
   };
 }
 
-/** The four controllers, and the Cortex directory three of them share. */
+/** The four controllers, and the Cortex directory they share (the appliance controller for its consistency checks). */
 export function setupControllers(manager: Manager, options: OperatorOptions, operatorUsername: string): void {
-  setupApplianceController(manager, {
-    profiles: options.profiles,
-    images: options.images,
-    ...(options.metricsNamespaces ? { metricsNamespaces: options.metricsNamespaces } : {}),
-    operatorNamespace: options.leaseNamespace,
-    ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
-    ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
-    ...(options.ingressController ? { ingressController: options.ingressController } : {}),
-  });
   const cortex = new CortexDirectory({
     // The appliance controller's Secret cache: the token Secrets it generates are in it.
     secrets: manager.cache(kinds.secrets, managedSelector),
@@ -115,6 +108,21 @@ export function setupControllers(manager: Manager, options: OperatorOptions, ope
       manager.client.get<KubeObject>(`/api/v1/namespaces/${namespace}/secrets/${name}`),
     ...(options.cortexUrl ? { cortexUrl: options.cortexUrl } : {}),
     ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+  });
+  setupApplianceController(manager, {
+    profiles: options.profiles,
+    images: options.images,
+    ...(options.metricsNamespaces ? { metricsNamespaces: options.metricsNamespaces } : {}),
+    operatorNamespace: options.leaseNamespace,
+    ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
+    ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+    ...(options.ingressController ? { ingressController: options.ingressController } : {}),
+    consistencyCheck: {
+      run: async (namespace, name) => (await cortex.clientFor(namespace, name)).checkConsistency(),
+      intervalMs: options.consistencyCheckMs ?? 6 * 3_600_000,
+      // A Cortex reached at an out-of-cluster URL is not the Deployment's pods: their readiness says nothing of it.
+      ignoreDeployment: options.cortexUrl !== undefined,
+    },
   });
   setupDreamScheduleController(manager, {
     cortex,

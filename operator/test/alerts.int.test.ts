@@ -69,6 +69,23 @@ const ruleTests = {
           series: 'remram_proposal_pending_since_timestamp_seconds{namespace="home",proposal="new"}',
           values: "0x90",
         },
+        // box's check finds three problems from minute 5; ok's finds nothing.
+        {
+          series: 'remram_appliance_consistency_findings{namespace="home",appliance="box"}',
+          values: "0 0 0 0 0 3x86",
+        },
+        { series: 'remram_appliance_consistency_findings{namespace="home",appliance="ok"}', values: "0x90" },
+        // box was last checked 25 h before the test's clock starts; ok is checked every minute.
+        {
+          series:
+            'remram_appliance_consistency_last_check_timestamp_seconds{namespace="home",appliance="box"}',
+          values: "-90000x90",
+        },
+        {
+          series:
+            'remram_appliance_consistency_last_check_timestamp_seconds{namespace="home",appliance="ok"}',
+          values: "0+60x90",
+        },
         { series: 'remram_dream_runs_total{outcome="succeeded"}', values: "0+1x90" },
         { series: 'remram_dream_runs_total{outcome="skipped"}', values: "0 0 0 0 0 1x86" },
         { series: 'leader_election_master_status{name="remram-operator"}', values: "0x90" },
@@ -166,6 +183,38 @@ const ruleTests = {
           ],
         },
         { eval_time: "4m", alertname: "RemramDreamScheduleMissed", exp_alerts: [] },
+        { eval_time: "4m", alertname: "RemramDataInconsistent", exp_alerts: [] },
+        {
+          eval_time: "10m",
+          alertname: "RemramDataInconsistent",
+          exp_alerts: [
+            alert(
+              { severity: "critical", namespace: "home", appliance: "box" },
+              {
+                summary: "The last consistency check of home/box found 3 problems.",
+                description:
+                  "Some of the household's memory is damaged or out of step; `kubectl remram check` lists what.",
+                runbook_url: `${runbooks}/RemramDataInconsistent.md`,
+              },
+            ),
+          ],
+        },
+        { eval_time: "30m", alertname: "RemramConsistencyCheckStale", exp_alerts: [] },
+        {
+          eval_time: "70m",
+          alertname: "RemramConsistencyCheckStale",
+          exp_alerts: [
+            alert(
+              { severity: "warning", namespace: "home", appliance: "box" },
+              {
+                summary: "The data of home/box has not been checked for a long time.",
+                description:
+                  "The operator cannot run Cortex's consistency check; the appliance's DataConsistent condition says why.",
+                runbook_url: `${runbooks}/RemramConsistencyCheckStale.md`,
+              },
+            ),
+          ],
+        },
         {
           eval_time: "10m",
           alertname: "RemramOperatorNoLeader",

@@ -139,6 +139,8 @@ beforeAll(async () => {
     profiles: loadHardwareProfiles(join(import.meta.dirname, "../../hardware-profiles")),
     probePort: 0,
     resyncMs: 60_000,
+    // Checked every few seconds here, so the suite sees a damage found and a repair noticed.
+    consistencyCheckMs: 3_000,
     // Outside the cluster the operator reaches this Cortex directly, and follows it when it moves.
     cortexUrl: () => cortexUrl,
   });
@@ -462,4 +464,60 @@ describe("an ArtifactProposal approved with kubectl remram against the real Cort
     expect(page).toContain("The water main valve is behind the washing machine");
     expect(page).toContain("The fuse box is in the cellar by the stairs");
   }, 240_000);
+});
+
+describe("an appliance's data checked by the operator against the real Cortex", () => {
+  type Appliance = KubeObject & {
+    status?: {
+      consistency?: { consistent: boolean; findings: number; byKind?: unknown[]; examples?: string[] };
+      conditions?: { type: string; status: string; reason: string; message: string }[];
+    };
+  };
+  const appliancePath = `/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances/box`;
+  const untilDataConsistent = (status: string, reason: string) =>
+    waitFor(
+      async () => {
+        const appliance = await client.get<Appliance>(appliancePath);
+        const condition = getStatusCondition(appliance, "DataConsistent");
+        return condition?.status === status && condition.reason === reason ? appliance : undefined;
+      },
+      { what: `DataConsistent=${status} (${reason})`, timeoutMs: 60_000, intervalMs: 500 },
+    );
+  const findingsMetric = async () =>
+    /remram_appliance_consistency_findings\{namespace="[^"]+",appliance="box"\} (\d+)/.exec(
+      await operator.metrics.registry.metrics(),
+    )?.[1];
+
+  it("reports a sound store, then a damage by kind and id, then the repair", async () => {
+    const sound = await untilDataConsistent("True", "ChecksPassed");
+    expect(sound.status?.consistency).toMatchObject({ consistent: true, findings: 0 });
+    expect(await findingsMetric()).toBe("0");
+
+    // A summary entry naming a transcript the archive does not hold, as a restore that missed the volume leaves it.
+    const lost = "e".repeat(64);
+    const entry = `${opensearch.url}/op-${suffix}-archive/_doc/${lost}?refresh=true`;
+    const put = await fetch(entry, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ hash: lost, ownerIds: ["ana"] }),
+    });
+    expect(put.ok, await put.text()).toBe(true);
+    const damaged = await untilDataConsistent("False", "FindingsReported");
+    expect(damaged.status?.consistency).toMatchObject({
+      consistent: false,
+      findings: 1,
+      byKind: [{ kind: "archive-entry-without-document", count: 1 }],
+      examples: [expect.stringContaining(lost)],
+    });
+    expect(getStatusCondition(damaged, "DataConsistent")?.message).toContain(
+      "1 archive-entry-without-document",
+    );
+    // Data damage is not an outage: the appliance's readiness does not depend on it.
+    expect(getStatusCondition(damaged, "Degraded")?.status).not.toBe("True");
+    expect(await findingsMetric()).toBe("1");
+
+    expect((await fetch(entry, { method: "DELETE" })).ok).toBe(true);
+    await untilDataConsistent("True", "ChecksPassed");
+    expect(await findingsMetric()).toBe("0");
+  }, 180_000);
 });

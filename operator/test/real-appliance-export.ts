@@ -3,7 +3,7 @@
 // NetworkPolicy that admits only the gateway and the operator; a user without those rights is told which they lack.
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { kubectl, kubectlAs, kubernetes, namespace } from "./real-appliance.js";
+import { conditions, kubectl, kubectlAs, kubernetes, measured, namespace } from "./real-appliance.js";
 import { knownFact, person } from "./real-appliance-conversation.js";
 import { approver, installPlugin, serviceAccountKubeconfig } from "./real-appliance-dream.js";
 
@@ -70,6 +70,40 @@ export function describeExport(): void {
       for (const kind of ["rolebinding", "role", "serviceaccount"]) {
         await kubectl(["-n", namespace, "delete", kind, reader]);
       }
+    }, 120_000);
+  });
+
+  describe("the appliance's data checked for consistency", () => {
+    it("is found sound by the operator's check and by `kubectl remram check` after a day's use", async () => {
+      // The operator checked once Cortex was available (status); this run's conversations, saves, transcripts,
+      // dream and promotion have happened since, so the plugin's check reads all of them.
+      const dataConsistent = (await conditions()).find((condition) => condition.type === "DataConsistent");
+      expect(dataConsistent, JSON.stringify(dataConsistent)).toMatchObject({
+        status: "True",
+        reason: "ChecksPassed",
+      });
+      const plugins = await installPlugin();
+      const admin = kubernetes.kubeconfig;
+      const json = await kubectlAs(admin, ["remram", "check", "-n", namespace, "-o", "json"], plugins).catch(
+        (error: { stdout?: string; stderr?: string }) => {
+          throw new Error(`kubectl remram check failed: ${error.stderr ?? ""}\n${error.stdout ?? ""}`);
+        },
+      );
+      const report = JSON.parse(json.stdout) as {
+        consistent: boolean;
+        durationMs: number;
+        counts: Record<string, number>;
+        findings: unknown[];
+      };
+      expect(report.findings).toEqual([]);
+      expect(report.consistent).toBe(true);
+      expect(report.counts.knowledge).toBeGreaterThan(0);
+      expect(report.counts.archivedDocuments).toBeGreaterThan(0);
+      expect(report.counts.commits).toBeGreaterThan(0);
+      measured.consistencyCheck = { durationMs: report.durationMs, counts: report.counts };
+      const text = await kubectlAs(admin, ["remram", "check", "-n", namespace], plugins);
+      expect(text.stdout).toMatch(/^Checked moltbox at \S+ in [\d.]+ s: \d+ knowledge objects/);
+      expect(text.stdout).toContain("Nothing wrong.");
     }, 120_000);
   });
 }

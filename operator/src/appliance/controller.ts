@@ -12,6 +12,7 @@ import type { Manager } from "../runtime/manager.js";
 import { objectKey } from "../runtime/owner.js";
 import * as kinds from "../runtime/resource-kinds.js";
 import { applianceLabel, managedBy, type OperatorImages } from "./children/shared.js";
+import { ConsistencyChecks, type RunConsistencyCheck } from "./consistency-check.js";
 import type { GpuNodeLike, RuntimeClassLike } from "./gpu.js";
 import type { HardwareProfile, ProfileName } from "./hardware-profiles.js";
 import {
@@ -48,6 +49,8 @@ export interface ApplianceControllerOptions {
   fetchImpl?: typeof fetch;
   /** The ingress controller's Service (the chart's ingressController): the gateway behind an Ingress trusts its pods. */
   ingressController?: IngressControllerService;
+  /** How an appliance's data is checked (Cortex's /admin/check), and how often. */
+  consistencyCheck?: { run: RunConsistencyCheck; intervalMs: number; ignoreDeployment?: boolean };
 }
 
 /** What of a node matters to appliances: GPU allocatable, GPU labels, schedulability, runtime handlers. */
@@ -119,6 +122,16 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
       ? { ingressProxies: () => ingressProxiesOf(ingressController, ingressSliceCache.list()) }
       : {}),
     ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
+    ...(options.consistencyCheck
+      ? {
+          consistency: new ConsistencyChecks({
+            ...options.consistencyCheck,
+            now: manager.now,
+            settled: (key) => controller.enqueue(key),
+            log: manager.log,
+          }),
+        }
+      : {}),
     metrics: manager.metrics,
     now: manager.now,
     log: manager.log,

@@ -31,6 +31,7 @@ import {
   serviceUrl,
 } from "./children/shared.js";
 import { buildApplianceChildren, keepLiveStorage } from "./children.js";
+import type { ConsistencyChecks } from "./consistency-check.js";
 import { ExternalOpenSearchProbe, type ExternalTarget, type ProbeOutcome } from "./external-opensearch.js";
 import {
   CertManagerProbe,
@@ -85,6 +86,8 @@ export interface ApplianceReconcilerDeps {
   /** How an external OpenSearch is asked (tests give a stand-in where no cluster runs). */
   probeOpenSearch?: (target: ExternalTarget) => Promise<ProbeOutcome>;
   randomToken?: () => string;
+  /** The periodic consistency check of the appliance's data (absent: not checked, no DataConsistent condition). */
+  consistency?: ConsistencyChecks;
   metrics?: OperatorMetrics;
   log: Logger;
 }
@@ -115,6 +118,8 @@ export class ApplianceReconciler {
     // Gone: the garbage collector removes children through their ownerReferences.
     if (appliance === undefined || appliance.metadata.deletionTimestamp !== undefined) {
       this.deps.metrics?.setApplianceConditions(namespace, name, undefined);
+      this.deps.metrics?.setApplianceConsistency(namespace, name, undefined);
+      this.deps.consistency?.forget(namespace, name);
       return undefined;
     }
     const spec = parseSpec(remramApplianceSpec, appliance.spec);
@@ -224,6 +229,13 @@ export class ApplianceReconciler {
     });
     const exposure = await observeExposure(this.deps.client, this.deps.children, ctx, this.deps.now());
     inputs.push(exposure.condition, channelsCondition(spec, tokens.versions, tokens.problems));
+    const consistency = this.deps.consistency?.observe(
+      namespace,
+      name,
+      appliance.status?.consistency,
+      workloads.cortex.available,
+    );
+    if (consistency) inputs.push(consistency.condition);
     const now = this.deps.now();
     const nowIso = new Date(Math.floor(now / 1000) * 1000).toISOString().replace(".000Z", "Z");
     const generation = appliance.metadata.generation ?? 1;
@@ -282,9 +294,11 @@ export class ApplianceReconciler {
         gateway: serviceUrl(ctx, "gateway"),
       },
       ...(exposure.status === undefined ? {} : { gateway: exposure.status }),
+      ...(consistency?.status === undefined ? {} : { consistency: consistency.status }),
     };
     await this.writeStatus(appliance, status, previous, conditions);
     this.deps.metrics?.setApplianceConditions(namespace, name, conditions);
+    this.deps.metrics?.setApplianceConsistency(namespace, name, status.consistency);
     if (applied > 0) this.deps.log.info({ key, applied }, "applied children");
     const ready = conditions.find((condition) => condition.type === "Ready")?.status === "True";
     if (!ready) return { requeueAfterMs: 15_000 };
@@ -295,7 +309,9 @@ export class ApplianceReconciler {
       tokens.problems.length > 0 ||
       exposure.condition.status !== "True" ||
       external.condition !== undefined;
-    return waiting ? { requeueAfterMs: 30_000 } : undefined;
+    const nextCheckMs = consistency?.nextInMs;
+    if (waiting) return { requeueAfterMs: Math.min(30_000, nextCheckMs ?? 30_000) };
+    return nextCheckMs === undefined ? undefined : { requeueAfterMs: nextCheckMs };
   }
 
   private existingOrNewToken(kind: string, namespace: string, name: string, key: string): string {

@@ -86,6 +86,7 @@ describe("the chart's values schema", () => {
     ["applianceNamespaces", [], /too small|>=1/],
     ["probePort", 70_000, /<=65535/],
     ["resyncSeconds", 5, />=10/],
+    ["consistencyCheckSeconds", 30, />=60/],
     ["logLevel", "verbose", /"info"/],
     ["resources.requests.memory", "lots", /Kubernetes quantity/],
     ["metrics.serviceMonitor.interval", "30 seconds", /Prometheus duration/],
@@ -113,6 +114,7 @@ describe("the chart's values schema", () => {
     const settingsWith = (name: string, value: unknown) => () => loadSettings({ [name]: String(value) });
     for (const [key, variable] of [
       ["resyncSeconds", "REMRAM_RESYNC_SECONDS"],
+      ["consistencyCheckSeconds", "REMRAM_CONSISTENCY_CHECK_SECONDS"],
       ["probePort", "REMRAM_PROBE_PORT"],
     ] as const) {
       const { minimum, maximum } = schema[key] as { minimum: number; maximum: number };

@@ -202,12 +202,20 @@ export const chartValues = z
       .describe(
         "The ingress controller in front of appliances' gateways (spec.gateway.expose.type Ingress).",
       ),
-    // The operator's own bounds (REMRAM_RESYNC_SECONDS, LOG_LEVEL, REMRAM_PROBE_PORT in operator/src/config.ts).
+    // The operator's own bounds (REMRAM_RESYNC_SECONDS, REMRAM_CONSISTENCY_CHECK_SECONDS, LOG_LEVEL, REMRAM_PROBE_PORT
+    // in operator/src/config.ts).
     resyncSeconds: z
       .int()
       .min(10)
       .max(86_400)
       .describe("Seconds between full re-enqueues of every object (the drift safety net)."),
+    consistencyCheckSeconds: z
+      .int()
+      .min(60)
+      .max(604_800)
+      .describe(
+        "Seconds between consistency checks of each appliance's data (status.consistency, the DataConsistent condition).",
+      ),
     logLevel: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .describe("The operator's log level (pino)."),
@@ -258,6 +266,13 @@ export const chartValues = z
               .max(365)
               .describe(
                 "RemramProposalPendingTooLong fires when a proposal has waited this many days for a decision.",
+              ),
+            consistencyCheckStaleHours: z
+              .int()
+              .min(1)
+              .max(2_160)
+              .describe(
+                "RemramConsistencyCheckStale fires when an appliance's data has not been checked for this many hours (keep it a few consistencyCheckSeconds).",
               ),
           })
           .describe("The alert rules."),

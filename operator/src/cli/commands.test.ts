@@ -67,6 +67,23 @@ describe("kubectl remram arguments", () => {
     expect(() => parseInvocation(["status", "-o", "json"])).toThrow("--output does not apply to status");
   });
 
+  it("parse check with its appliance and output, text by default", () => {
+    expect(parseInvocation(["check", "-n", "home"])).toEqual({
+      command: { verb: "check", output: "text" },
+      connection: { namespace: "home" },
+    });
+    expect(parseInvocation(["check", "--appliance", "box", "-o", "json"]).command).toEqual({
+      verb: "check",
+      appliance: "box",
+      output: "json",
+    });
+    expect(() => parseInvocation(["check", "box"])).toThrow("check takes no arguments; got box");
+    expect(() => parseInvocation(["check", "-o", "markdown"])).toThrow(
+      '-o takes text or json, not "markdown"',
+    );
+    expect(() => parseInvocation(["check", "--comment", "x"])).toThrow("--comment does not apply to check");
+  });
+
   it("take kubectl's connection flags, which kubectl passes on to plugins, wherever they stand", () => {
     expect(
       parseInvocation(["approve", "p1", "--kubeconfig=/k/alice", "-n", "home", "--context", "box"]),

@@ -17,6 +17,7 @@ export type Command =
   | { verb: "status"; name?: string }
   | { verb: "dream-now"; name: string }
   | { verb: "export"; userId: string; appliance?: string; output: ExportOutput }
+  | { verb: "check"; appliance?: string; output: CheckOutput }
   | { verb: "version"; clientOnly: boolean }
   | { verb: "completion"; shell: Shell }
   | { verb: "help"; topic?: Verb }
@@ -25,6 +26,9 @@ export type Command =
 
 export const exportOutputs = ["markdown", "json"] as const;
 export type ExportOutput = (typeof exportOutputs)[number];
+
+export const checkOutputs = ["text", "json"] as const;
+export type CheckOutput = (typeof checkOutputs)[number];
 
 export const shells = ["bash", "zsh"] as const;
 export type Shell = (typeof shells)[number];
@@ -70,6 +74,7 @@ const verbFlags: Partial<Record<Verb, readonly (keyof typeof options)[]>> = {
   deny: ["comment", "reason"],
   version: ["client"],
   export: ["appliance", "output"],
+  check: ["appliance", "output"],
 };
 const commonFlags: readonly (keyof typeof options)[] = ["namespace", "kubeconfig", "context", "help"];
 
@@ -171,6 +176,18 @@ function commandOf(
         verb,
         userId,
         output: output as ExportOutput,
+        ...(values.appliance !== undefined ? { appliance: values.appliance } : {}),
+      };
+    }
+    case "check": {
+      arity(0, 0, "");
+      const output = values.output ?? "text";
+      if (!(checkOutputs as readonly string[]).includes(output))
+        throw new UsageError(`-o takes ${checkOutputs.join(" or ")}, not "${output}"`, verb);
+      if (values.appliance === "") throw new UsageError("--appliance needs a value", verb);
+      return {
+        verb,
+        output: output as CheckOutput,
         ...(values.appliance !== undefined ? { appliance: values.appliance } : {}),
       };
     }

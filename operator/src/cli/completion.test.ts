@@ -55,6 +55,11 @@ describe("what kubectl remram completes", () => {
       kind: "words",
       candidates: [{ value: "markdown" }, { value: "json" }],
     });
+    expect(source("check", "-o", "")).toEqual({
+      kind: "words",
+      candidates: [{ value: "text" }, { value: "json" }],
+    });
+    expect(source("check", "--appliance", "")).toMatchObject({ kind: "names", resource: "remramappliances" });
     // The user id is the person's, which the cluster cannot list; a value flag before it is not a position.
     expect(source("export", "--appliance", "box", "")).toEqual({ kind: "nothing" });
   });

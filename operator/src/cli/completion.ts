@@ -4,7 +4,7 @@
  * Cobra's `__complete` answer: one candidate a line (`value<TAB>description`), then `:DIRECTIVE`. The scripts of
  * `kubectl remram completion bash|zsh` ask `kubectl-remram __complete ...` the same way for direct calls.
  */
-import { type Connection, exportOutputs } from "./commands.js";
+import { type Connection, checkOutputs, exportOutputs } from "./commands.js";
 import { isVerb, type Verb, verbSummary, verbs } from "./help.js";
 
 /** Cobra's ShellCompDirective bits that this plugin uses. */
@@ -61,20 +61,23 @@ const flagCandidates = (verb: Verb | undefined): Candidate[] => [
   { value: "--help", description: "help" },
   ...(verb === "approve" || verb === "deny" ? [{ value: "--comment", description: "why" }] : []),
   ...(verb === "version" ? [{ value: "--client", description: "only the plugin's version" }] : []),
-  ...(verb === "export"
+  ...(verb === "export" || verb === "check"
     ? [
         { value: "--appliance", description: "the RemramAppliance" },
-        { value: "--output", description: "markdown or json" },
+        { value: "--output", description: verb === "export" ? "markdown or json" : "text or json" },
       ]
     : []),
 ];
 
-function sourceForValue(flag: ValueFlag): CompletionSource {
+function sourceForValue(flag: ValueFlag, verb: string | undefined): CompletionSource {
   if (flag === "namespace") return { kind: "namespaces" };
   if (flag === "context") return { kind: "contexts" };
   if (flag === "kubeconfig") return { kind: "files" };
   if (flag === "appliance") return { kind: "names", resource: "remramappliances", pendingOnly: false };
-  if (flag === "output") return { kind: "words", candidates: exportOutputs.map((value) => ({ value })) };
+  if (flag === "output") {
+    const formats = verb === "check" ? checkOutputs : exportOutputs;
+    return { kind: "words", candidates: formats.map((value) => ({ value })) };
+  }
   return { kind: "nothing" };
 }
 
@@ -99,7 +102,7 @@ export function completionRequest(words: readonly string[]): CompletionRequest {
     else if (!word.startsWith("-")) positionals.push(word);
   }
   const base = { partial: last, prefix: "", connection };
-  if (pending !== undefined) return { ...base, source: sourceForValue(pending) };
+  if (pending !== undefined) return { ...base, source: sourceForValue(pending, positionals[0]) };
   const verb = positionals[0] !== undefined && isVerb(positionals[0]) ? positionals[0] : undefined;
   if (last.startsWith("-")) {
     const equals = last.indexOf("=");
@@ -109,7 +112,7 @@ export function completionRequest(words: readonly string[]): CompletionRequest {
         partial: last.slice(equals + 1),
         prefix: last.slice(0, equals + 1),
         connection,
-        source: sourceForValue(target),
+        source: sourceForValue(target, positionals[0]),
       };
     return { ...base, source: { kind: "words", candidates: flagCandidates(verb) } };
   }

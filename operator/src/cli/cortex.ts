@@ -10,6 +10,7 @@ import { PortForward } from "@kubernetes/client-node";
 import { cortexCredentialKey } from "../appliance/children/cortex.js";
 import { ports } from "../appliance/children/shared.js";
 import type { Cluster } from "./cluster.js";
+import type { Command } from "./commands.js";
 import { CliError, grantHint } from "./errors.js";
 
 interface PodList {
@@ -62,6 +63,7 @@ export interface CortexAnswer {
 
 /** One HTTP request to the appliance's Cortex as its admin caller; the answer whatever its status. */
 export async function callCortexAsAdmin(
+  command: Pick<Command, "verb">,
   cluster: Cluster,
   appliance: string,
   method: "GET" | "POST",
@@ -85,7 +87,7 @@ export async function callCortexAsAdmin(
       const message = typeof event?.message === "string" ? event.message : String(error);
       throw new CliError(
         /\b403\b/.test(message)
-          ? `forbidden: you may not create pods/portforward in namespace ${cluster.namespace} (the port-forward to ${pod} was refused: ${message}).\n${grantHint({ verb: "export" }, cluster.namespace)}`
+          ? `forbidden: you may not create pods/portforward in namespace ${cluster.namespace} (the port-forward to ${pod} was refused: ${message}).\n${grantHint(command, cluster.namespace)}`
           : `cannot forward a port to ${pod}: ${message}`,
       );
     });

@@ -51,7 +51,8 @@ export function grantHint(command: Pick<Command, "verb">, namespace: string, use
     case "dream-now":
       return `Asking for a dream takes get and patch on dreamschedules in ${namespace}, which no ClusterRole of the chart grants to people. A namespace admin can grant it:\n  kubectl create role remram-dreamer --verb=get,patch --resource=dreamschedules.remram.io -n ${namespace}\n  kubectl create rolebinding remram-dreamer ${subjectFlag(who)} --role=remram-dreamer -n ${namespace}`;
     case "export":
-      return `Exporting reads Cortex's admin credential and forwards a port to the Cortex pod: get on secrets, list on pods and create on pods/portforward in ${namespace}. Kubernetes' admin ClusterRole has them; a cluster admin can bind it:
+    case "check":
+      return `kubectl remram ${command.verb} reads Cortex's admin credential and forwards a port to the Cortex pod: get on secrets, list on pods and create on pods/portforward in ${namespace}. Kubernetes' admin ClusterRole has them; a cluster admin can bind it:
   kubectl create rolebinding remram-admin-${bindingName(who).replace(`${approverRole}-`, "")} --clusterrole=admin ${subjectFlag(who)} -n ${namespace}`;
     default:
       return `Ask a cluster admin for the permission named above.`;

@@ -10,6 +10,7 @@ export const verbs = [
   "status",
   "dream",
   "export",
+  "check",
   "version",
   "completion",
   "help",
@@ -74,6 +75,21 @@ admin has them).
 
       --appliance NAME the RemramAppliance (default: the only one in the namespace)
   -o, --output FMT     markdown (default) or json`,
+  },
+  check: {
+    synopsis: "check [--appliance NAME] [-o text|json]",
+    summary: "check the appliance's data now: archive hashes, vectors, chunks, proposals, git",
+    details: `Asks the appliance's Cortex to read every store whole and compare them (what the operator does every
+consistencyCheckSeconds for status.consistency): archived documents against their hashes, vectors against
+their knowledge objects and policy gates, transcript chunks and summaries against the archive, proposals
+against knowledge and commits, and git fsck of the workspace repository. Findings name ids, never content.
+Exits 0 when nothing is wrong, 3 when findings are reported (1 when the check could not run).
+
+Runs as Cortex's admin caller, like export: get on the Secret APPLIANCE-cortex-admin, list on pods and create on
+pods/portforward in the namespace.
+
+      --appliance NAME the RemramAppliance (default: the only one in the namespace)
+  -o, --output FMT     text (default) or json (Cortex's whole report)`,
   },
   version: {
     synopsis: "version [--client]",

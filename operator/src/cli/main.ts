@@ -2,7 +2,10 @@
  * kubectl-remram's I/O: parse, connect as the kubeconfig's user, do the verb, print the result or what went
  * wrong. Approvals go through the /status subresource, where the admission policy checks them.
  */
+
+import { consistencyReport } from "@remram/contract";
 import { dreamRequestAnnotation } from "../dream-schedule/request-annotation.js";
+import { findingsExitCode, formatConsistencyReport } from "./check.js";
 import {
   type Access,
   type Cluster,
@@ -110,7 +113,7 @@ async function exportPerson(
 ): Promise<string> {
   const appliance = await applianceName(cluster, command.appliance);
   const requestedBy = await whoAmI(cluster.client);
-  const answer = await callCortexAsAdmin(cluster, appliance, "POST", "/admin/export", {
+  const answer = await callCortexAsAdmin(command, cluster, appliance, "POST", "/admin/export", {
     userId: command.userId,
     requestedBy,
     format: command.output,
@@ -121,7 +124,43 @@ async function exportPerson(
   return command.output === "markdown" ? (exported.markdown ?? "") : JSON.stringify(exported, null, 2);
 }
 
-async function execute(command: Command, cluster: Cluster): Promise<string> {
+/** A check that reports findings exits 3, with the report on stdout like a clean one. */
+async function checkAppliance(
+  command: Extract<Command, { verb: "check" }>,
+  cluster: Cluster,
+): Promise<Outcome> {
+  const appliance = await applianceName(cluster, command.appliance);
+  const answer = await callCortexAsAdmin(
+    command,
+    cluster,
+    appliance,
+    "POST",
+    "/admin/check",
+    undefined,
+    600_000,
+  );
+  if (answer.status !== 200)
+    throw new CliError(`Cortex of ${appliance} answered ${answer.status}: ${answer.body}`);
+  const parsed = consistencyReport.safeParse(JSON.parse(answer.body));
+  if (!parsed.success)
+    throw new CliError(`Cortex of ${appliance} sent an unexpected report: ${parsed.error.message}`);
+  const report = parsed.data;
+  return {
+    text:
+      command.output === "json"
+        ? JSON.stringify(report, null, 2)
+        : formatConsistencyReport(appliance, report),
+    exitCode: report.consistent ? 0 : findingsExitCode,
+  };
+}
+
+/** What a command prints, and its exit status when that is not 0. */
+interface Outcome {
+  text: string;
+  exitCode: number;
+}
+
+async function execute(command: Command, cluster: Cluster): Promise<string | Outcome> {
   const { client, namespace } = cluster;
   switch (command.verb) {
     case "approve":
@@ -155,6 +194,8 @@ async function execute(command: Command, cluster: Cluster): Promise<string> {
     }
     case "export":
       return exportPerson(command, cluster);
+    case "check":
+      return checkAppliance(command, cluster);
     case "version": {
       const [kubernetes, operators] = await Promise.all([
         kubernetesVersion(client),
@@ -226,8 +267,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   let cluster: Cluster | undefined;
   try {
     cluster = connect(connection, commandTimeoutMs);
-    out(await execute(command, cluster));
-    return 0;
+    const outcome = await execute(command, cluster);
+    if (typeof outcome === "string") {
+      out(outcome);
+      return 0;
+    }
+    out(outcome.text);
+    return outcome.exitCode;
   } catch (error) {
     const context = {
       command,

@@ -1,11 +1,14 @@
 /**
- * The operator's typed client for the Cortex endpoints it calls: /dimensions, /dream, /proposals, /promote.
+ * The operator's typed client for the Cortex endpoints it calls: /dimensions, /dream, /proposals, /promote,
+ * /admin/check.
  * Requests and responses are Cortex's own schemas (@remram/contract): a request the contract no longer takes
  * fails the operator's build, and an answer is parsed so a drift at run time fails loudly here instead of writing
  * nonsense into status. Errors say whether Cortex was unreachable (retry with backoff) or refused the request (a
  * real answer, e.g. 409 for a stale base).
  */
 import {
+  type ConsistencyReport,
+  consistencyReport,
   type DenyRequestInput,
   type DimensionPolicyInput,
   type DreamRequestInput,
@@ -128,6 +131,11 @@ export class CortexClient {
       body,
       z.unknown(),
     );
+  }
+
+  /** Cortex reads every store whole; on a large household that takes a while. */
+  checkConsistency(): Promise<ConsistencyReport> {
+    return this.call("POST", routes.consistencyCheck.url, undefined, consistencyReport, 600_000);
   }
 
   private async call<T extends z.ZodType>(

@@ -124,12 +124,40 @@ export class OperatorMetrics {
     labelNames: ["namespace", "appliance", "type"] as const,
     registers: [this.registry],
   });
+  readonly consistencyFindings = new Gauge({
+    name: "remram_appliance_consistency_findings",
+    help: "Findings of the appliance's last consistency check (0: nothing wrong)",
+    labelNames: ["namespace", "appliance"] as const,
+    registers: [this.registry],
+  });
+  readonly consistencyLastCheck = new Gauge({
+    name: "remram_appliance_consistency_last_check_timestamp_seconds",
+    help: "When the appliance's last consistency check ran",
+    labelNames: ["namespace", "appliance"] as const,
+    registers: [this.registry],
+  });
   readonly proposalPendingSince = new Gauge({
     name: "remram_proposal_pending_since_timestamp_seconds",
     help: "Creation time of each ArtifactProposal still waiting for a decision",
     labelNames: ["namespace", "proposal"] as const,
     registers: [this.registry],
   });
+
+  /** The last consistency check's outcome from status; `undefined` (deleted or never checked) drops the series. */
+  setApplianceConsistency(
+    namespace: string,
+    appliance: string,
+    consistency: { findings: number; lastCheckTime: string } | undefined,
+  ): void {
+    const labels = { namespace, appliance };
+    if (consistency === undefined) {
+      this.consistencyFindings.remove(labels);
+      this.consistencyLastCheck.remove(labels);
+      return;
+    }
+    this.consistencyFindings.set(labels, consistency.findings);
+    this.consistencyLastCheck.set(labels, Date.parse(consistency.lastCheckTime) / 1000);
+  }
 
   /** The appliance's conditions as gauges; `undefined` (deleted) drops its series. */
   setApplianceConditions(

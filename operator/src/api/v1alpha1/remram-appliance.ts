@@ -548,6 +548,30 @@ export const remramApplianceStatus = z
     gateway: gatewayStatus
       .optional()
       .describe("How household devices reach the gateway (spec.gateway.expose)."),
+    consistency: z
+      .object({
+        lastCheckTime: timestamp,
+        consistent: z.boolean(),
+        findings: z.int().min(0).describe("How many findings the check reported, of every kind."),
+        byKind: listMap(
+          z.array(z.object({ kind: z.string().max(64), count: z.int().min(1) }).strict()).max(16),
+          "kind",
+        ).optional(),
+        examples: z
+          .array(z.string().max(300))
+          .max(5)
+          .optional()
+          .describe("The first findings: kind, id and what is wrong (never stored content)."),
+        durationMs: z.int().min(0),
+        knowledgeObjects: z.int().min(0),
+        archivedDocuments: z.int().min(0),
+        commits: z.int().min(0),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "The last consistency check of Cortex's stores (archive hashes, vectors, chunks, proposals, git fsck); `kubectl remram check` runs one now.",
+      ),
   })
   .strict();
 
@@ -605,6 +629,11 @@ export const ApplianceReason = {
   ChannelsOff: "ChannelsOff",
   ChannelsConfigured: "ChannelsConfigured",
   ChannelTokenMissing: "ChannelTokenMissing",
+  // DataConsistent (never blocks Ready: reads and writes go on; the findings say what to repair)
+  ChecksPassed: "ChecksPassed",
+  FindingsReported: "FindingsReported",
+  NotCheckedYet: "NotCheckedYet",
+  CheckFailed: "CheckFailed",
   // Progressing, Degraded
   Steady: "Steady",
   PersistentFailure: "PersistentFailure",
