@@ -52,7 +52,7 @@ function millis(since: bigint): number {
  * sessions, and 1 in 100 repeats the statement of the object 20 before it (same owner and type: a near-duplicate
  * dream merges).
  */
-function corpusObject(i: number): KnowledgeObject {
+export function corpusObject(i: number): KnowledgeObject {
   const owner = `user${i % 20}`;
   const day = i % 90;
   const said = i % 100 === 37 ? i - 20 : i;
@@ -89,7 +89,8 @@ function randomVector(): number[] {
   return Array.from({ length: 384 }, () => Math.random() * 2 - 1);
 }
 
-async function seed(app: FastifyInstance, size: number, vectorLimit: number): Promise<number> {
+/** Write `size` corpus objects (with random vectors for the first `vectorLimit`) in bulk; the milliseconds taken. */
+export async function seed(app: FastifyInstance, size: number, vectorLimit: number): Promise<number> {
   const started = process.hrtime.bigint();
   const { store } = app.cortex;
   for (let from = 0; from < size; from += 1000) {

@@ -8,7 +8,6 @@ import { dreamRoutes } from "./dream/routes.js";
 import { DreamRunner } from "./dream/service.js";
 import { ensureMaturationIndices, type MaturationIndices } from "./knowledge/records.js";
 import { type GitIdentity, GitPromoter } from "./promote/git-promoter.js";
-import { checkRepository } from "./promote/repository-check.js";
 import { promoteRoutes } from "./promote/routes.js";
 import { reflectRoutes } from "./reflect/routes.js";
 import { rememberRoutes } from "./remember/routes.js";
@@ -95,11 +94,8 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
     await app.register(archiveRoutes(archive, indices, history));
     const check = consistencyChecker(app.cortex, indices, {
       archive,
-      // The promoter's start-up first: it rolls back an interrupted promotion and removes stale locks.
-      repository: async () => {
-        await promoter();
-        return checkRepository(options.workspaceDir);
-      },
+      // Through the promoter: its start-up rolls back an interrupted promotion, and its git config trusts the folder.
+      repository: async () => (await promoter()).check(),
     });
     await app.register(checkRoutes(check));
   };

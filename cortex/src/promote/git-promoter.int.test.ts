@@ -268,6 +268,11 @@ describe("promotion into a real git repository", () => {
         await throughLink.prepare();
         await throughLink.promote({ proposal: proposal("v3\n", "v2\n", "prop-c"), approvedBy: "carol" });
         expect(await fileAt()).toBe("v3\n");
+        // The consistency check reads it with the same trust.
+        const checked = await direct.check();
+        expect(checked.problems).toEqual([]);
+        expect([...checked.promotedProposalIds].sort()).toEqual(["prop-a", "prop-b", "prop-c"]);
+        expect(checked.commits).toBe(4); // the suite's first commit and the three promotions
         // Nothing was written to a global config: the exception lives only on Cortex's command lines.
         expect(await readFile(join(home, ".gitconfig"), "utf8").catch(() => "absent")).toBe("absent");
       } finally {

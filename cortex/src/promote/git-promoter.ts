@@ -7,6 +7,7 @@ import { type ErasedContent, scrubArtifact, scrubLines } from "../core/erasure.j
 import { redactText } from "../core/redaction.js";
 import { writeAtomically } from "./atomic-write.js";
 import { HistoryRewrite, type HistoryScrub, type RewriteResult } from "./history-rewrite.js";
+import { checkRepository, type RepositoryCheck } from "./repository-check.js";
 
 /**
  * Promotion of an approved proposal into the workspace git repository (seed 000 §3.3.6, §6.2 /promote):
@@ -58,8 +59,7 @@ interface Journal {
   previousContent: string | null;
 }
 
-/** The commit trailer naming the proposal a promotion commit carries out. */
-export const proposalTrailer = "Remram-Proposal";
+const proposalTrailer = "Remram-Proposal";
 
 /** A workspace-relative Markdown path that cannot leave the repository or touch .git. */
 export function safeArtifactPath(path: string): string {
@@ -206,6 +206,11 @@ export class GitPromoter {
   }
 
   /** The commit that promoted `proposalId` on the current branch, if any. */
+  /** git fsck and the proposals the history carries out, with this promoter's git config (consistency check). */
+  check(): Promise<RepositoryCheck> {
+    return checkRepository(this.repoDir, this.gitConfig, proposalTrailer);
+  }
+
   async findPromotionCommit(proposalId: string): Promise<string | undefined> {
     if ((await this.head()) === null) return undefined;
     const out = await this.git.raw([

@@ -2,7 +2,6 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { simpleGit } from "simple-git";
 import { fsckProblems } from "../core/consistency.js";
-import { proposalTrailer } from "./git-promoter.js";
 
 export interface RepositoryCheck {
   problems: { id: string; detail: string }[];
@@ -16,9 +15,14 @@ export interface RepositoryCheck {
  * history carries out. Commit ids are not compared with the proposals' records: erasure rewrites history, so a
  * promotion commit is found by its trailer, as promotion itself finds it.
  */
-export async function checkRepository(repoDir: string): Promise<RepositoryCheck> {
-  const git = simpleGit(repoDir);
-  const fsck = fsckProblems(await fsckOutput(repoDir));
+export async function checkRepository(
+  repoDir: string,
+  /** The promoter's per-command git config (safe.directory for a folder another uid owns). */
+  gitConfig: readonly string[],
+  proposalTrailer: string,
+): Promise<RepositoryCheck> {
+  const git = simpleGit({ baseDir: repoDir, config: [...gitConfig] });
+  const fsck = fsckProblems(await fsckOutput(repoDir, gitConfig));
   const head = await git.raw(["rev-parse", "--verify", "--quiet", "HEAD"]).catch(() => "");
   if (head.trim() === "") return { problems: fsck, promotedProposalIds: new Set(), commits: 0 };
   let log: string;
@@ -48,12 +52,17 @@ export async function checkRepository(repoDir: string): Promise<RepositoryCheck>
 }
 
 /** Both of fsck's streams, whatever its exit status: it names missing objects on stdout, errors on stderr. */
-async function fsckOutput(repoDir: string): Promise<string> {
+async function fsckOutput(repoDir: string, gitConfig: readonly string[]): Promise<string> {
+  const config = gitConfig.flatMap((entry) => ["-c", entry]);
   try {
-    const { stdout, stderr } = await run("git", ["fsck", "--full", "--no-progress", "--no-dangling"], {
-      cwd: repoDir,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const { stdout, stderr } = await run(
+      "git",
+      [...config, "fsck", "--full", "--no-progress", "--no-dangling"],
+      {
+        cwd: repoDir,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     return `${stdout}\n${stderr}`;
   } catch (error) {
     const {

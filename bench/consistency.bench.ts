@@ -1,0 +1,158 @@
+/**
+ * The consistency check (POST /admin/check) on a real OpenSearch at household scale: how long it takes over
+ * 10k and 100k knowledge objects (each with a 384-dimension vector), archived transcripts of the hand-written
+ * household conversations (bench/fixtures/pollution) with their chunks, and a workspace repository; once clean and
+ * once with findings (which makes it read everything twice to confirm them), and what a retrieval costs while it
+ * runs. Writes bench/results/consistency.json. Knobs: BENCH_CHECK_SIZES (default 10000,100000),
+ * BENCH_CHECK_TRANSCRIPTS (default 300). It measures and reports; it asserts nothing.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ConsistencyReport } from "@remram/contract";
+import { startOpenSearch } from "@remram/test-harness";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../cortex/src/app.js";
+import { cortexConfig } from "../cortex/src/config.js";
+import { maturationIndices } from "../cortex/src/knowledge/records.js";
+import { maturationPlugin } from "../cortex/src/maturation.js";
+import { request } from "../cortex/src/store/client.js";
+import { bearer, testCredentials } from "../cortex/src/testing/callers.js";
+import { corpusObject, seed } from "./maturation-scenarios.js";
+import { loadCorpus } from "./pollution-corpus.js";
+
+const sizes = (process.env.BENCH_CHECK_SIZES ?? "10000,100000").split(",").map((size) => Number(size));
+const transcriptCount = Number(process.env.BENCH_CHECK_TRANSCRIPTS ?? 300);
+const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
+const sessions = loadCorpus().flatMap((conversation) => conversation.sessions);
+
+const millis = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+async function check(app: FastifyInstance): Promise<{ ms: number; report: ConsistencyReport }> {
+  const started = process.hrtime.bigint();
+  const response = await app.inject({ method: "POST", url: "/admin/check", headers: bearer("operator") });
+  if (response.statusCode !== 200) throw new Error(`check answered ${response.statusCode}: ${response.body}`);
+  return { ms: millis(started), report: response.json<ConsistencyReport>() };
+}
+
+/** The corpus sessions as archived transcripts, each under its own session id (so each is its own document). */
+async function archiveTranscripts(app: FastifyInstance, count: number): Promise<number> {
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < count; i++) {
+    const session = sessions[i % sessions.length];
+    if (session === undefined) throw new Error("the pollution corpus has no sessions");
+    const at = `${session.date}T20:00:00.000Z`;
+    const response = await app.inject({
+      method: "POST",
+      url: "/archive/transcripts",
+      headers: bearer("gateway"),
+      payload: {
+        principal: { userId: session.turns[0]?.userId ?? "ana", agentId: "main" },
+        sessionId: `${session.sessionId}-${i}`,
+        channel: "telegram",
+        endReason: "reset",
+        endedAt: at,
+        messages: session.turns.flatMap((turn) => [
+          { role: "user", content: turn.user, at },
+          { role: "assistant", content: turn.assistant, at },
+        ]),
+      },
+    });
+    if (response.statusCode !== 200)
+      throw new Error(`archive answered ${response.statusCode}: ${response.body}`);
+  }
+  return millis(started);
+}
+
+/** Retrieval latency (median of 20) while `during` runs, against the same without it. */
+async function retrieveLatency(app: FastifyInstance): Promise<number> {
+  const latencies: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const started = process.hrtime.bigint();
+    const response = await app.inject({
+      method: "POST",
+      url: "/retrieve",
+      headers: bearer("gateway"),
+      payload: {
+        principal: { userId: `user${i % 20}`, agentId: "main" },
+        requestText: `What do we know about topic ${i * 7} in the household?`,
+      },
+    });
+    if (response.statusCode !== 200)
+      throw new Error(`retrieve answered ${response.statusCode}: ${response.body}`);
+    latencies.push(millis(started));
+  }
+  return median(latencies);
+}
+
+const opensearch = await startOpenSearch();
+const scratch = mkdtempSync(join(tmpdir(), "remram-bench-consistency-"));
+const results: Record<string, unknown>[] = [];
+try {
+  for (const size of sizes) {
+    const prefix = `bench-check-${size}-${randomBytes(3).toString("hex")}`;
+    const app = await buildApp({
+      config: cortexConfig.parse({
+        opensearchUrl: opensearch.endpoints.url,
+        credentials: testCredentials,
+        indexPrefix: prefix,
+        logLevel: "warn",
+        archiveTieringIntervalMinutes: 0,
+        usageFlushIntervalMs: 3_600_000,
+      }),
+      logger: false,
+      plugins: [
+        maturationPlugin({
+          workspaceDir: join(scratch, `${prefix}-workspace`),
+          archiveDir: join(scratch, `${prefix}-archive`),
+          gitAuthor: { name: "Bench", email: "bench@remram.invalid" },
+        }),
+      ],
+    });
+    await app.cortex.initialized;
+    const seedMs = await seed(app, size, size);
+    const archiveMs = await archiveTranscripts(app, transcriptCount);
+    const cleanRuns = [await check(app), await check(app), await check(app)];
+    const clean = cleanRuns[0]?.report;
+    const idleRetrieveMs = await retrieveLatency(app);
+    const [during, busyRetrieveMs] = await Promise.all([check(app), retrieveLatency(app)]);
+
+    // Ten objects lose their knowledge document and keep their vector: the check confirms them with a second read.
+    const { store } = app.cortex;
+    for (let i = 0; i < 10; i++) {
+      await request(store, "DELETE", `/${store.indices.knowledge}/_doc/${corpusObject(i * 997).id}`);
+    }
+    await request(store, "POST", `/${store.indices.knowledge}/_refresh`);
+    const withFindings = await check(app);
+
+    const entry = {
+      objects: size,
+      transcripts: transcriptCount,
+      seedMs: Math.round(seedMs),
+      archiveMs: Math.round(archiveMs),
+      counts: clean?.counts,
+      cleanCheckMs: Math.round(median(cleanRuns.map((run) => run.ms))),
+      cleanCheckRunsMs: cleanRuns.map((run) => Math.round(run.ms)),
+      checkWithFindingsMs: Math.round(withFindings.ms),
+      findings: withFindings.report.byKind,
+      retrieveMedianMs: { idle: Math.round(idleRetrieveMs), duringCheck: Math.round(busyRetrieveMs) },
+      checkDuringRetrievalsMs: Math.round(during.ms),
+    };
+    console.log("consistency check", JSON.stringify(entry));
+    results.push(entry);
+    for (const alias of [...Object.values(store.indices), ...Object.values(maturationIndices(store))]) {
+      await request(store, "DELETE", `/${alias}*`, undefined, { ignore: [404] });
+    }
+    await app.close();
+  }
+  writeFileSync(
+    join(resultsDir, "consistency.json"),
+    `${JSON.stringify({ benchmark: "consistency", finishedAt: new Date().toISOString(), results }, null, 2)}\n`,
+  );
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+  await opensearch.stop();
+}
