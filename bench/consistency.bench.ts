@@ -4,7 +4,7 @@
  * household conversations (bench/fixtures/pollution) with their chunks, and a workspace repository; once clean and
  * once with findings (which makes it read everything twice to confirm them), and what a retrieval costs while it
  * runs. Writes bench/results/consistency.json. Knobs: BENCH_CHECK_SIZES (default 10000,100000),
- * BENCH_CHECK_TRANSCRIPTS (default 300). It measures and reports; it asserts nothing.
+ * BENCH_CHECK_TRANSCRIPTS (default 100). It measures and reports; it asserts nothing.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -24,7 +24,7 @@ import { corpusObject, seed } from "./maturation-scenarios.js";
 import { loadCorpus } from "./pollution-corpus.js";
 
 const sizes = (process.env.BENCH_CHECK_SIZES ?? "10000,100000").split(",").map((size) => Number(size));
-const transcriptCount = Number(process.env.BENCH_CHECK_TRANSCRIPTS ?? 300);
+const transcriptCount = Number(process.env.BENCH_CHECK_TRANSCRIPTS ?? 100);
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
 const sessions = loadCorpus().flatMap((conversation) => conversation.sessions);
 
@@ -79,6 +79,7 @@ async function retrieveLatency(app: FastifyInstance): Promise<number> {
       payload: {
         principal: { userId: `user${i % 20}`, agentId: "main" },
         requestText: `What do we know about topic ${i * 7} in the household?`,
+        tokenBudget: 1024,
       },
     });
     if (response.statusCode !== 200)

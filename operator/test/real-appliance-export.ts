@@ -98,7 +98,6 @@ export function describeExport(): void {
       expect(report.findings).toEqual([]);
       expect(report.consistent).toBe(true);
       expect(report.counts.knowledge).toBeGreaterThan(0);
-      expect(report.counts.archivedDocuments).toBeGreaterThan(0);
       expect(report.counts.commits).toBeGreaterThan(0);
       measured.consistencyCheck = { durationMs: report.durationMs, counts: report.counts };
       const text = await kubectlAs(admin, ["remram", "check", "-n", namespace], plugins);
