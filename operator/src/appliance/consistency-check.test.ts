@@ -66,20 +66,20 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 describe("ConsistencyChecks", () => {
   it("waits for Cortex, checks in the background, then reports and schedules the next check", async () => {
     const h = harness();
-    const before = h.checks.observe("home", "box", undefined, false);
+    const before = h.checks.observe("home", "box", {}, false);
     expect(before.condition).toMatchObject({ status: "Unknown", reason: "NotCheckedYet" });
     expect(h.asked).toEqual([]);
     expect(before.nextInMs).toBeUndefined();
 
     h.answer(async () => report(h.at()));
-    const started = h.checks.observe("home", "box", undefined, true);
+    const started = h.checks.observe("home", "box", {}, true);
     expect(h.asked).toEqual(["home/box"]);
     expect(started.nextInMs, "a running check requeues when it settles").toBeUndefined();
     await settle();
     expect(h.settled).toEqual(["home/box"]);
 
     h.advance(1000);
-    const done = h.checks.observe("home", "box", undefined, true);
+    const done = h.checks.observe("home", "box", {}, true);
     expect(done.condition).toMatchObject({ status: "True", reason: "ChecksPassed" });
     expect(done.status).toMatchObject({ consistent: true, findings: 0, knowledgeObjects: 40, commits: 5 });
     expect(done.nextInMs).toBe(6 * hour - 1000);
@@ -87,7 +87,7 @@ describe("ConsistencyChecks", () => {
 
     h.advance(6 * hour);
     h.answer(async () => report(h.at()));
-    h.checks.observe("home", "box", done.status, true);
+    h.checks.observe("home", "box", { consistency: done.status }, true);
     expect(h.asked).toHaveLength(2);
   });
 
@@ -99,9 +99,9 @@ describe("ConsistencyChecks", () => {
       { kind: "archive-document-corrupt", id: "ab12", detail: "hash mismatch" },
     ] as const;
     h.answer(async () => report(h.at(), [...findings]));
-    h.checks.observe("home", "box", undefined, true);
+    h.checks.observe("home", "box", {}, true);
     await settle();
-    const observed = h.checks.observe("home", "box", undefined, true);
+    const observed = h.checks.observe("home", "box", {}, true);
     expect(observed.status).toMatchObject({
       consistent: false,
       findings: 3,
@@ -127,23 +127,23 @@ describe("ConsistencyChecks", () => {
     h.answer(async () => {
       throw new Error("POST /admin/check answered 503");
     });
-    h.checks.observe("home", "box", previous, true);
+    h.checks.observe("home", "box", { consistency: previous }, true);
     await settle();
-    const failed = h.checks.observe("home", "box", previous, true);
+    const failed = h.checks.observe("home", "box", { consistency: previous }, true);
     expect(failed.status).toEqual(previous);
     expect(failed.condition).toMatchObject({ status: "True", reason: "ChecksPassed" });
     expect(failed.nextInMs).toBe(retryAfterFailureMs);
     h.advance(retryAfterFailureMs - 1);
-    h.checks.observe("home", "box", previous, true);
+    h.checks.observe("home", "box", { consistency: previous }, true);
     expect(h.asked).toHaveLength(1);
 
     const fresh = harness();
     fresh.answer(async () => {
       throw new Error("Cortex credential Secret box-cortex-operator is not there yet");
     });
-    fresh.checks.observe("home", "box", undefined, true);
+    fresh.checks.observe("home", "box", {}, true);
     await settle();
-    expect(fresh.checks.observe("home", "box", undefined, true).condition).toMatchObject({
+    expect(fresh.checks.observe("home", "box", {}, true).condition).toMatchObject({
       status: "Unknown",
       reason: "CheckFailed",
       message: expect.stringContaining("is not there yet"),
@@ -153,16 +153,36 @@ describe("ConsistencyChecks", () => {
   it("takes the last check from status after a restart instead of checking again early", () => {
     const h = harness();
     const lastCheck = new Date(Date.parse(h.at()) - hour).toISOString();
-    const observed = h.checks.observe("home", "box", consistencyStatus(report(lastCheck)), true);
+    const observed = h.checks.observe(
+      "home",
+      "box",
+      { consistency: consistencyStatus(report(lastCheck)) },
+      true,
+    );
     expect(h.asked).toEqual([]);
     expect(observed.nextInMs).toBe(5 * hour);
+  });
+
+  it("keeps the condition status holds while a new leader's first check runs, so it writes nothing new", () => {
+    const h = harness();
+    h.answer(() => new Promise(() => undefined));
+    const failed = {
+      type: "DataConsistent",
+      status: "Unknown" as const,
+      reason: "CheckFailed",
+      message: "the consistency check could not run: POST /admin/check: fetch failed",
+    };
+    const held = { ...failed, lastTransitionTime: "2026-11-28T09:00:00Z", observedGeneration: 1 };
+    const observed = h.checks.observe("home", "box", { conditions: [held] }, true);
+    expect(h.asked).toHaveLength(1);
+    expect(observed.condition).toEqual(failed);
   });
 
   it("does not requeue an appliance deleted while its check ran", async () => {
     const h = harness();
     let finish: (value: ConsistencyReport) => void = () => undefined;
     h.answer(() => new Promise((resolve) => (finish = resolve)));
-    h.checks.observe("home", "box", undefined, true);
+    h.checks.observe("home", "box", {}, true);
     h.checks.forget("home", "box");
     finish(report(h.at()));
     await settle();

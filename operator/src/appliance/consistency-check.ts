@@ -7,6 +7,7 @@
  */
 import type { ConsistencyReport } from "@remram/contract";
 import type { Logger } from "pino";
+import type { Condition } from "../api/v1alpha1/common.js";
 import { ApplianceReason, type RemramApplianceStatus } from "../api/v1alpha1/remram-appliance.js";
 import type { ConditionInput } from "../runtime/conditions.js";
 
@@ -102,6 +103,12 @@ export function consistencyCondition(
   };
 }
 
+/** The DataConsistent condition status holds, as an input (without its times and generation). */
+function heldCondition(conditions: readonly Condition[] | undefined): ConditionInput | undefined {
+  const held = conditions?.find((condition) => condition.type === conditionType);
+  return held && { type: held.type, status: held.status, reason: held.reason, message: held.message };
+}
+
 export class ConsistencyChecks {
   private readonly checks = new Map<string, CheckState>();
 
@@ -128,15 +135,16 @@ export class ConsistencyChecks {
   observe(
     namespace: string,
     name: string,
-    previous: ConsistencyStatus | undefined,
+    appliance: Pick<RemramApplianceStatus, "consistency" | "conditions"> | undefined,
     cortexAvailable: boolean,
   ): ConsistencyObservation {
+    const previous = { status: appliance?.consistency, condition: heldCondition(appliance?.conditions) };
     const key = `${namespace}/${name}`;
     const reachable = cortexAvailable || this.options.ignoreDeployment === true;
     const state = this.checks.get(key) ?? { running: false };
     this.checks.set(key, state);
     const now = this.options.now();
-    const status = state.report === undefined ? previous : consistencyStatus(state.report);
+    const status = state.report === undefined ? previous.status : consistencyStatus(state.report);
     const lastCheckMs = status === undefined ? undefined : Date.parse(status.lastCheckTime);
     const dueInMs = lastCheckMs === undefined ? 0 : lastCheckMs + this.options.intervalMs - now;
     const retryInMs =
@@ -145,7 +153,11 @@ export class ConsistencyChecks {
         : state.lastAttemptMs + retryAfterFailureMs - now;
     const waitMs = Math.max(dueInMs, retryInMs);
     if (!state.running && reachable && waitMs <= 0) this.start(key, namespace, name, state, now);
-    const condition = consistencyCondition(status, state.failure);
+    // Nothing learnt in this process yet (a new leader, a restart): what status says stands until it is.
+    const condition =
+      status === undefined && state.failure === undefined && previous.condition !== undefined
+        ? previous.condition
+        : consistencyCondition(status, state.failure);
     const observation: ConsistencyObservation = { condition, ...(status ? { status } : {}) };
     if (!state.running && reachable) observation.nextInMs = Math.max(1_000, waitMs);
     return observation;

@@ -52,7 +52,7 @@ import {
 } from "./gpu.js";
 import { gpuInventory, type HardwareProfile, type ProfileName, selectProfile } from "./hardware-profiles.js";
 import type { ModelPuller } from "./model-puller.js";
-import { applianceConditions, degradedCondition, observeWorkload } from "./status.js";
+import { applianceConditions, degradedCondition, eventType, observeWorkload } from "./status.js";
 
 export interface RemramAppliance extends KubeObject {
   spec?: unknown;
@@ -232,7 +232,7 @@ export class ApplianceReconciler {
     const consistency = this.deps.consistency?.observe(
       namespace,
       name,
-      appliance.status?.consistency,
+      appliance.status,
       workloads.cortex.available,
     );
     if (consistency) inputs.push(consistency.condition);
@@ -331,10 +331,6 @@ export class ApplianceReconciler {
     }
   }
 
-  /**
-   * spec.escalation.cloud's key: the Secret's resourceVersion when it holds the key, else what is missing. Only
-   * presence is checked; the value stays in the Secret and reaches the gateway as an environment variable.
-   */
   /** Apply each desired object whose fields are not all present in the live one; returns how many were applied. */
   private async applyChildren(desired: readonly KubeObject[]): Promise<number> {
     let applied = 0;
@@ -396,13 +392,6 @@ export class ApplianceReconciler {
       });
     }
   }
-}
-
-/** A flip to False is a Warning, except for abnormal-true Degraded, where True is the bad news. */
-function eventType(condition: Condition): "Normal" | "Warning" {
-  if (condition.type === "Degraded") return condition.status === "True" ? "Warning" : "Normal";
-  if (condition.type === "Progressing") return "Normal";
-  return condition.status === "False" ? "Warning" : "Normal";
 }
 
 /** SSA bodies must not carry `undefined` (JSON drops it, but isSubset should not see it either). */

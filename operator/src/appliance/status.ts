@@ -346,3 +346,10 @@ export function degradedCondition(merged: readonly Condition[], nowMs: number): 
     message: "no persistent failure",
   };
 }
+
+/** A flip to False is a Warning, except for abnormal-true Degraded, where True is the bad news. */
+export function eventType(condition: Condition): "Normal" | "Warning" {
+  if (condition.type === "Degraded") return condition.status === "True" ? "Warning" : "Normal";
+  if (condition.type === "Progressing") return "Normal";
+  return condition.status === "False" ? "Warning" : "Normal";
+}
