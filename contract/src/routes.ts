@@ -233,6 +233,8 @@ export const routes = {
         403: errorResponse,
         404: errorResponse,
         409: errorResponse,
+        /** The workspace volume is full: nothing was committed, the proposal stays approvable. */
+        507: errorResponse,
       },
     },
   },
@@ -268,6 +270,8 @@ export const routes = {
         403: errorResponse,
         410: erasedResponse,
         503: errorResponse,
+        /** The archive volume is full: nothing was stored; the gateway keeps it and retries. */
+        507: errorResponse,
       },
     },
   },
@@ -286,6 +290,8 @@ export const routes = {
         403: errorResponse,
         410: erasedResponse,
         503: errorResponse,
+        /** The archive volume is full: nothing was stored; the gateway keeps it and retries. */
+        507: errorResponse,
       },
     },
   },

@@ -35,6 +35,19 @@ export const gone = (message: string) => new HttpError(410, message);
 export const payloadTooLarge = (message: string) => new HttpError(413, message);
 export const serviceUnavailable = (message: string) => new HttpError(503, message);
 
+/**
+ * A volume Cortex writes files to (the archive, the workspace repository) is full: the errno of a file write, or
+ * git's words for it. Nothing was acknowledged, so the caller keeps the data and retries once space is freed.
+ */
+export function volumeFull(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (
+    code === "ENOSPC" ||
+    code === "EDQUOT" ||
+    /No space left on device|Disk quota exceeded/.test(error.message)
+  );
+}
+
 /** The error body for `statusCode`, named as HTTP names it unless `error` says more. */
 export function errorBody(statusCode: number, message: string, error = STATUS_CODES[statusCode] ?? "Error") {
   return { statusCode, error, message };
@@ -42,7 +55,7 @@ export function errorBody(statusCode: number, message: string, error = STATUS_CO
 
 /**
  * The app's one error handler: validation → 400 naming the field, a value OpenSearch refuses → 400, OpenSearch
- * down → 503, HttpError as thrown.
+ * down → 503, a full volume → 507, HttpError as thrown.
  */
 export async function errorHandler(
   error: FastifyError | Error,
@@ -66,6 +79,19 @@ export async function errorHandler(
   if (error instanceof StoreRejectedError) {
     // The client's input, so never a 5xx; not logged, since OpenSearch quotes the refused value.
     return reply.code(400).send(errorBody(400, `OpenSearch cannot store this input: ${error.message}`));
+  }
+  if (volumeFull(error)) {
+    request.log.error({ err: error }, "a volume is full: the write was refused");
+    request.server.cortex.metrics.volumeFullRefusals.inc({ route: request.routeOptions.url ?? "" });
+    return reply
+      .code(507)
+      .header("Retry-After", retryAfterSeconds)
+      .send(
+        errorBody(
+          507,
+          `Cortex's volume is full, so nothing was stored; free space on it and retry (${error.message.slice(0, 200)})`,
+        ),
+      );
   }
   if (error instanceof HttpError) {
     if (error.statusCode === 503) reply.header("Retry-After", retryAfterSeconds);

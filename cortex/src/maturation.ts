@@ -12,6 +12,7 @@ import { promoteRoutes } from "./promote/routes.js";
 import { reflectRoutes } from "./reflect/routes.js";
 import { rememberRoutes } from "./remember/routes.js";
 import { createOllamaChatModel } from "./store/chat-model.js";
+import { registerVolumeMetrics } from "./volume-metrics.js";
 
 /** Where reflection, dream, promotion and the archive keep their files, and who commits artifacts. */
 export interface MaturationOptions {
@@ -61,6 +62,10 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
       return git;
     });
     const archive = once(() => ArchiveStore.open(options.archiveDir, app.cortex.clock));
+    registerVolumeMetrics(app.cortex.metrics.registry, {
+      workspace: options.workspaceDir,
+      archive: options.archiveDir,
+    });
     const { ollamaUrl, reflectionModel, reflectionTimeoutMs } = app.cortex.config;
     const principleModel =
       ollamaUrl === undefined || reflectionModel === undefined

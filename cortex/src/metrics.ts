@@ -10,6 +10,7 @@ export interface CortexMetrics {
   ingestItems: Counter<"kind" | "status">;
   embeddingDuration: Histogram<"purpose">;
   knowledgeObjects: Gauge<"type" | "status">;
+  volumeFullRefusals: Counter<"route">;
 }
 
 export function createMetrics(
@@ -55,6 +56,12 @@ export function createMetrics(
       help: "Embedding call latency (one call per batch)",
       labelNames: ["purpose"],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    volumeFullRefusals: new Counter({
+      name: "cortex_volume_full_refusals_total",
+      help: "Writes refused because a volume Cortex writes files to (archive, workspace) was full, by route",
+      labelNames: ["route"],
       registers: [registry],
     }),
     knowledgeObjects: new Gauge({

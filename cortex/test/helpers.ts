@@ -83,9 +83,11 @@ export interface FullCortex {
 /** A Cortex with every route (reflect, dream, promote, archive, erasure) on fresh folders and a fresh prefix. */
 export async function startFullCortex(
   overrides: Partial<CortexConfigInput> & { opensearchUrl: string },
+  /** Folders of the caller's for the workspace and the archive (e.g. small volumes); temporary ones otherwise. */
+  folders: { workspace?: string; archiveDir?: string } = {},
 ): Promise<FullCortex> {
-  const workspace = await mkdtemp(join(tmpdir(), "remram-workspace-"));
-  const archiveDir = await mkdtemp(join(tmpdir(), "remram-archive-"));
+  const workspace = folders.workspace ?? (await mkdtemp(join(tmpdir(), "remram-workspace-")));
+  const archiveDir = folders.archiveDir ?? (await mkdtemp(join(tmpdir(), "remram-archive-")));
   const app = await startCortex(overrides, [
     maturationPlugin({
       workspaceDir: workspace,
@@ -104,8 +106,8 @@ export async function startFullCortex(
       }
       await dropIndices(app);
       await app.close();
-      await rm(workspace, { recursive: true, force: true });
-      await rm(archiveDir, { recursive: true, force: true });
+      if (folders.workspace === undefined) await rm(workspace, { recursive: true, force: true });
+      if (folders.archiveDir === undefined) await rm(archiveDir, { recursive: true, force: true });
     },
   };
 }

@@ -115,6 +115,16 @@ const ruleTests = {
         { series: 'remram_hooks_retrieve_timeouts_total{namespace="home",pod="gw"}', values: "0+2x90" },
         { series: 'remram_hooks_queue_depth{namespace="home",pod="gw",queue="capture"}', values: "150x90" },
         { series: 'remram_hooks_queue_depth{namespace="home",pod="gw",queue="reflect"}', values: "3x90" },
+        // Cortex in "home" refuses a write to its full volume at minute 5, and nothing after.
+        {
+          series: 'cortex_volume_full_refusals_total{namespace="home",route="/archive/transcripts"}',
+          values: "0 0 0 0 0 1x86",
+        },
+        // Cortex's archive folder in "home" has 5 % left, its workspace folder (in "calm") 50 %.
+        { series: 'cortex_volume_size_bytes{namespace="home",volume="archive"}', values: "1000x90" },
+        { series: 'cortex_volume_available_bytes{namespace="home",volume="archive"}', values: "50x90" },
+        { series: 'cortex_volume_size_bytes{namespace="calm",volume="workspace"}', values: "1000x90" },
+        { series: 'cortex_volume_available_bytes{namespace="calm",volume="workspace"}', values: "500x90" },
         // Three of four reflections fail to validate.
         { series: 'remram_hooks_reflections_total{namespace="home",outcome="extracted"}', values: "0+1x90" },
         {
@@ -183,6 +193,39 @@ const ruleTests = {
           ],
         },
         { eval_time: "4m", alertname: "RemramDreamScheduleMissed", exp_alerts: [] },
+        { eval_time: "10m", alertname: "RemramCortexVolumeLow", exp_alerts: [] },
+        {
+          eval_time: "20m",
+          alertname: "RemramCortexVolumeLow",
+          exp_alerts: [
+            alert(
+              { severity: "warning", namespace: "home", volume: "archive" },
+              {
+                summary: "Cortex's archive volume in home has less than 10% left.",
+                description:
+                  "When it is full, promotions and archived transcripts are refused until space is freed.",
+                runbook_url: `${runbooks}/RemramCortexVolumeLow.md`,
+              },
+            ),
+          ],
+        },
+        { eval_time: "4m", alertname: "RemramCortexVolumeFull", exp_alerts: [] },
+        {
+          eval_time: "8m",
+          alertname: "RemramCortexVolumeFull",
+          exp_alerts: [
+            alert(
+              { severity: "critical", namespace: "home" },
+              {
+                summary: "Cortex in home refuses writes: a volume it writes to is full.",
+                description:
+                  "Promotions and archived transcripts wait (the operator and the gateway retry them) until space is freed on the Cortex volume.",
+                runbook_url: `${runbooks}/RemramCortexVolumeFull.md`,
+              },
+            ),
+          ],
+        },
+        { eval_time: "20m", alertname: "RemramCortexVolumeFull", exp_alerts: [] },
         { eval_time: "4m", alertname: "RemramDataInconsistent", exp_alerts: [] },
         {
           eval_time: "10m",

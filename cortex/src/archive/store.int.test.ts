@@ -1,6 +1,8 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { type MemoryDocument, memoryDocumentSchema } from "@remram/contract";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalise } from "./document.js";
@@ -169,4 +171,65 @@ describe("archive store on a real directory", () => {
     await expect(store.getBytes("0".repeat(64))).rejects.toBeInstanceOf(ArchiveNotFoundError);
     await expect(store.getBytes("../../etc/passwd")).rejects.toBeInstanceOf(ArchiveNotFoundError);
   });
+
+  it("keeps a line appended after one a crash or a full disk cut short", async () => {
+    const store = await ArchiveStore.open(root);
+    const first = await store.put(transcript("first"));
+    // What a full volume leaves: the start of a line, no newline.
+    await writeFile(
+      join(root, "manifest.jsonl"),
+      `${await readFile(join(root, "manifest.jsonl"), "utf8")}{"hash":"ab`,
+    );
+    const reopened = await ArchiveStore.open(root);
+    const second = await reopened.put(transcript("second"));
+    const again = await ArchiveStore.open(root);
+    expect(await again.get(first.hash)).toEqual(transcript("first"));
+    expect(await again.get(second.hash)).toEqual(transcript("second"));
+  });
 });
+
+// A real full volume: a tmpfs of 1 MiB (mounting needs root, as the test machine and CI run).
+describe.skipIf(process.getuid?.() !== 0)("archive store on a volume that fills up", () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "remram-archive-full-"));
+    await run("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", root]);
+  });
+  afterEach(async () => {
+    await run("umount", [root]);
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("refuses a put with ENOSPC, leaves no part of it and loses nothing, then stores once space is freed", async () => {
+    const store = await ArchiveStore.open(root);
+    const kept = await store.put(transcript("stored before the volume filled"));
+    const before = await filesUnder(root);
+    const filler = join(root, "filler");
+    await fillVolume(filler);
+    const big = transcript("x".repeat(200_000));
+    await expect(store.put(big)).rejects.toMatchObject({ code: "ENOSPC" });
+    expect(await filesUnder(root)).toEqual([...before, "filler"].sort());
+    await expect(store.getBytes(canonicalise(big).hash)).rejects.toBeInstanceOf(ArchiveNotFoundError);
+    await rm(filler);
+    const stored = await store.put(big);
+    expect(stored.stored).toBe(true);
+    const reopened = await ArchiveStore.open(root);
+    expect(await reopened.get(kept.hash)).toEqual(transcript("stored before the volume filled"));
+    expect(await reopened.get(stored.hash)).toEqual(big);
+  });
+});
+
+/** Write zeros to `path` until the volume refuses more. */
+async function fillVolume(path: string): Promise<void> {
+  const handle = await open(path, "w");
+  const block = Buffer.alloc(64 * 1024);
+  try {
+    for (;;) await handle.write(block);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOSPC") throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+const run = promisify(execFile);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { appendFile, link, mkdir, open, readdir, readFile, rm, unlink } from "node:fs/promises";
+import { appendFile, link, mkdir, open, readdir, readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { gunzip, gzip, zstdCompress, zstdDecompress } from "node:zlib";
@@ -50,6 +50,11 @@ export class ArchiveStore {
   private bundleQueue: Promise<unknown> = Promise.resolve();
   /** One write per hash at a time inside this process; link(2) settles races with other processes. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  /**
+   * The manifest may end in a line cut short (a crash, a full disk): the next line starts on a line of its own,
+   * or it would be glued to the fragment and lost with it at the next start.
+   */
+  private manifestCutShort = false;
 
   private constructor(
     readonly root: string,
@@ -66,6 +71,7 @@ export class ArchiveStore {
     } catch (error) {
       if (!isErrno(error, "ENOENT")) throw error;
     }
+    store.manifestCutShort = manifest !== "" && !manifest.endsWith("\n");
     for (const line of manifest.split("\n")) {
       if (line.trim() === "") continue;
       let entry: ManifestEntry;
@@ -140,7 +146,15 @@ export class ArchiveStore {
   }
 
   private async record(entry: ManifestEntry): Promise<void> {
-    await appendFile(this.manifestPath, `${JSON.stringify(entry)}\n`, "utf8");
+    const line = `${this.manifestCutShort ? "\n" : ""}${JSON.stringify(entry)}\n`;
+    try {
+      await appendFile(this.manifestPath, line, "utf8");
+      this.manifestCutShort = false;
+    } catch (error) {
+      // Part of the line may be on disk (a full volume takes what fits): an empty line is harmless, a glued one not.
+      this.manifestCutShort = true;
+      throw error;
+    }
   }
 
   private exclusive<T>(hash: string, work: () => Promise<T>): Promise<T> {
@@ -171,19 +185,20 @@ export class ArchiveStore {
     const temporary = `${target}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
     const handle = await open(temporary, "wx");
     try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await link(temporary, target);
       return true;
     } catch (error) {
       if (isErrno(error, "EEXIST")) return false;
       throw error;
     } finally {
-      await unlink(temporary);
+      // Also after a failed write: a full volume must not keep the part that fitted.
+      await rm(temporary, { force: true });
     }
   }
 
@@ -231,9 +246,10 @@ export class ArchiveStore {
       // A file without a manifest line is left by a crash between the two writes: adopt it if it is intact.
       if (!written) await this.readCanonical(hash, location);
       const at = this.now().toISOString();
+      // Known only once the manifest says so: a put that fails here was never acknowledged.
+      await this.record({ hash, at, ...location });
       this.locations.set(hash, location);
       this.archivedAt.set(hash, at);
-      await this.record({ hash, at, ...location });
       return { hash, stored: written, size: bytes.length };
     });
   }

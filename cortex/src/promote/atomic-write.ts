@@ -8,14 +8,15 @@ export async function writeAtomically(path: string, content: Uint8Array | string
   const temporary = `${path}.${randomBytes(6).toString("hex")}.remram-tmp`;
   const handle = await open(temporary, "wx");
   try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, path);
   } catch (error) {
+    // A full volume refuses the write part-way: the part that fitted goes too.
     await unlink(temporary).catch(() => undefined);
     throw error;
   }
