@@ -5,14 +5,16 @@
 import { statfs } from "node:fs/promises";
 import { Gauge, type Registry } from "prom-client";
 
+type VolumeStats = { volume: string; size: number; available: number }[];
+
 export function registerVolumeMetrics(registry: Registry, folders: Readonly<Record<string, string>>): void {
-  const read = async (folder: string) => {
-    try {
-      const stats = await statfs(folder);
-      return { size: stats.blocks * stats.bsize, available: stats.bavail * stats.bsize };
-    } catch {
-      return undefined; // not created yet: no sample rather than a wrong one
-    }
+  // A scrape collects both gauges at once: they share one statfs per folder.
+  let reading: Promise<VolumeStats> | undefined;
+  const read = () => {
+    reading ??= readVolumes(folders).finally(() => {
+      reading = undefined;
+    });
+    return reading;
   };
   const labelNames = ["volume"] as const;
   new Gauge({
@@ -22,10 +24,7 @@ export function registerVolumeMetrics(registry: Registry, folders: Readonly<Reco
     registers: [registry],
     async collect() {
       this.reset();
-      for (const [volume, folder] of Object.entries(folders)) {
-        const stats = await read(folder);
-        if (stats) this.set({ volume }, stats.size);
-      }
+      for (const { volume, size } of await read()) this.set({ volume }, size);
     },
   });
   new Gauge({
@@ -35,10 +34,18 @@ export function registerVolumeMetrics(registry: Registry, folders: Readonly<Reco
     registers: [registry],
     async collect() {
       this.reset();
-      for (const [volume, folder] of Object.entries(folders)) {
-        const stats = await read(folder);
-        if (stats) this.set({ volume }, stats.available);
-      }
+      for (const { volume, available } of await read()) this.set({ volume }, available);
     },
   });
+}
+
+async function readVolumes(folders: Readonly<Record<string, string>>): Promise<VolumeStats> {
+  const stats: VolumeStats = [];
+  for (const [volume, folder] of Object.entries(folders)) {
+    // A folder not created yet gives no sample rather than a wrong one.
+    const found = await statfs(folder).catch(() => undefined);
+    if (found)
+      stats.push({ volume, size: found.blocks * found.bsize, available: found.bavail * found.bsize });
+  }
+  return stats;
 }

@@ -1,36 +1,21 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, open, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { ConsistencyReport, ExplicitSaveResponse } from "@remram/contract";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { simpleGit } from "simple-git";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canMount, fillVolume, mountTmpfs, unmount } from "../src/testing/volumes.js";
 import { bearer, type FullCortex, startFullCortex } from "./helpers.js";
 
 // REMRAM_TESTBED=opensearch, as root (CI and the test machine): Cortex's workspace and archive on tmpfs volumes of
 // 2 MiB that the test fills up. A write to a full volume is refused with 507 and nothing half-written; the caller
 // (the operator, the gateway's queue) keeps it and retries; freeing space is all the repair there is.
-const run = promisify(execFile);
 const { url: opensearchUrl } = testbedEndpoints("opensearch");
 const ana = { userId: "ana", householdId: "h1", agentId: "main" };
 
-/** Write zeros to `path` until the volume refuses more. */
-async function fillVolume(path: string): Promise<void> {
-  const handle = await open(path, "w");
-  const block = Buffer.alloc(64 * 1024);
-  try {
-    for (;;) await handle.write(block);
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ENOSPC") throw error;
-  } finally {
-    await handle.close();
-  }
-}
-
-describe.skipIf(process.getuid?.() !== 0)("Cortex on volumes that fill up", () => {
+describe.skipIf(!canMount)("Cortex on volumes that fill up", () => {
   let volumes: string;
   let workspace: string;
   let archiveDir: string;
@@ -43,10 +28,7 @@ describe.skipIf(process.getuid?.() !== 0)("Cortex on volumes that fill up", () =
     volumes = await mkdtemp(join(tmpdir(), "remram-volumes-"));
     workspace = join(volumes, "workspace");
     archiveDir = join(volumes, "archive");
-    for (const dir of [workspace, archiveDir]) {
-      await run("mkdir", ["-p", dir]);
-      await run("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", dir]);
-    }
+    for (const dir of [workspace, archiveDir]) await mountTmpfs(dir, "2m");
     cortex = await startFullCortex(
       { opensearchUrl, archiveTieringIntervalMinutes: 0 },
       { workspace, archiveDir },
@@ -55,7 +37,7 @@ describe.skipIf(process.getuid?.() !== 0)("Cortex on volumes that fill up", () =
   }, 120_000);
   afterAll(async () => {
     await cortex?.stop();
-    for (const dir of [workspace, archiveDir]) await run("umount", [dir]).catch(() => undefined);
+    for (const dir of [workspace, archiveDir]) await unmount(dir).catch(() => undefined);
     await rm(volumes, { recursive: true, force: true });
   });
 

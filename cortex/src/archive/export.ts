@@ -4,14 +4,13 @@
  * person (household items belong to the household and stay when a member leaves), transcripts whose owners include
  * them (other people's turns in a shared transcript are not theirs to take, so one they only wrote in stays out).
  */
-import { type KnowledgeObject, knowledgeObject, type PersonExport } from "@remram/contract";
+import type { KnowledgeObject, PersonExport } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import { scanFields } from "../knowledge/erasure.js";
 import type { MaturationIndices } from "../knowledge/records.js";
+import { knowledgeObjectFields } from "../store/documents.js";
 import type { IndexEntry } from "./service.js";
 
-/** The stored object's own fields: documents from before vectors moved out still carry an embedding. */
-const knowledgeFields = Object.keys(knowledgeObject.shape);
 const transcriptFields = [
   "hash",
   "summary",
@@ -35,7 +34,7 @@ export async function exportPerson(
     store,
     store.indices.knowledge,
     owned,
-    knowledgeFields,
+    knowledgeObjectFields,
   )) {
     knowledge.push(...hits.map((hit) => hit._source));
   }

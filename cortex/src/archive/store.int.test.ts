@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { type MemoryDocument, memoryDocumentSchema } from "@remram/contract";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { canMount, fillVolume, mountTmpfs, unmount } from "../testing/volumes.js";
 import { canonicalise } from "./document.js";
 import { ArchiveIntegrityError, ArchiveNotFoundError, ArchiveStore } from "./store.js";
 
@@ -189,14 +188,14 @@ describe("archive store on a real directory", () => {
 });
 
 // A real full volume: a tmpfs of 1 MiB (mounting needs root, as the test machine and CI run).
-describe.skipIf(process.getuid?.() !== 0)("archive store on a volume that fills up", () => {
+describe.skipIf(!canMount)("archive store on a volume that fills up", () => {
   let root: string;
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), "remram-archive-full-"));
-    await run("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", root]);
+    await mountTmpfs(root, "1m");
   });
   afterEach(async () => {
-    await run("umount", [root]);
+    await unmount(root);
     await rm(root, { recursive: true, force: true });
   });
 
@@ -218,18 +217,3 @@ describe.skipIf(process.getuid?.() !== 0)("archive store on a volume that fills 
     expect(await reopened.get(stored.hash)).toEqual(big);
   });
 });
-
-/** Write zeros to `path` until the volume refuses more. */
-async function fillVolume(path: string): Promise<void> {
-  const handle = await open(path, "w");
-  const block = Buffer.alloc(64 * 1024);
-  try {
-    for (;;) await handle.write(block);
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ENOSPC") throw error;
-  } finally {
-    await handle.close();
-  }
-}
-
-const run = promisify(execFile);

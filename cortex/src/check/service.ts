@@ -5,12 +5,7 @@
  * inconsistent for a moment and is not reported. It runs as a shared section of the erasure gate, so it never
  * reads an erasure half done, and concurrent requests share one run.
  */
-import {
-  type ConsistencyFinding,
-  type ConsistencyReport,
-  type KnowledgeObject,
-  knowledgeObject,
-} from "@remram/contract";
+import type { ConsistencyFinding, ConsistencyReport, KnowledgeObject } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import {
   consistencyReport,
@@ -22,7 +17,7 @@ import { scanFields } from "../knowledge/erasure.js";
 import { erasureGate } from "../knowledge/erasure-gate.js";
 import type { MaturationIndices } from "../knowledge/records.js";
 import { request } from "../store/client.js";
-import { vectorGateFieldNames, vectorGateFields } from "../store/documents.js";
+import { knowledgeObjectFields, vectorGateFieldNames, vectorGateFields } from "../store/documents.js";
 
 /** What the check reads of the archive (archive/store.ts). */
 export interface CheckedArchive {
@@ -42,8 +37,6 @@ export interface CheckSources {
   repository: () => Promise<CheckedRepository>;
 }
 
-const knowledgeFields = Object.keys(knowledgeObject.shape);
-
 async function readStores(
   { store }: Pick<CortexContext, "store">,
   indices: MaturationIndices,
@@ -54,7 +47,7 @@ async function readStores(
     store,
     store.indices.knowledge,
     { match_all: {} },
-    knowledgeFields,
+    knowledgeObjectFields,
   )) {
     for (const hit of hits) knowledge.set(hit._source.id, vectorGateFields(hit._source));
   }

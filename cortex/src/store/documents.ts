@@ -3,7 +3,7 @@
  * fields filters and facets use, and the vector documents the k-NN gate filters on.
  */
 
-import type { Chunk, KnowledgeObject } from "@remram/contract";
+import { type Chunk, type KnowledgeObject, knowledgeObject } from "@remram/contract";
 import { type SensitivityMarker, sensitivityOf } from "../core/contacts.js";
 import { dimensionTags } from "../core/ingest-plan.js";
 import type { IndexNames } from "./templates.js";
@@ -37,6 +37,12 @@ function withDimensionFields<T extends KnowledgeObject | Chunk>(
     ...sensitivityFields(item),
   };
 }
+
+/**
+ * The stored knowledge object's own fields, to read it without the derived ones (and without the embedding that
+ * documents from before vectors moved out still carry).
+ */
+export const knowledgeObjectFields = Object.keys(knowledgeObject.shape);
 
 /** A stored knowledge object; its vector is a document of its own in the vectors index. */
 export function knowledgeDocument(
