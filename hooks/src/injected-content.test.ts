@@ -131,6 +131,9 @@ describe("adversarial: injected content", () => {
   it("recognises a reflected statement that only restates injected knowledge", () => {
     const { shown } = injectedBlock();
     expect(isInjectedStatement("alice’s cat is called Miso", shown)).toBe(true);
+    // SmolLM2 wrote this back in CI: list furniture around a restated item is still only the item.
+    expect(isInjectedStatement("[::6]Alice's cat is called Miso.", shown)).toBe(true);
+    expect(isInjectedStatement("2. Alice's cat is called Miso (confidence 0.90)", shown)).toBe(true);
     expect(isInjectedStatement("Alice's cat is called Miso and is nine years old.", shown)).toBe(false);
     expect(isInjectedStatement("Alice plays the cello.", shown)).toBe(false);
   });

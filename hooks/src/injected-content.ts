@@ -153,8 +153,11 @@ export function stripInjected(text: string, injected: InjectedContent | undefine
   return { text: current, stripped };
 }
 
-/** Whether a statement is nothing but injected content (a reflection restating what it was shown). */
+/**
+ * Whether a statement is nothing but injected content (a reflection restating what it was shown). What is left
+ * must hold a letter to count as new: "[::6]" or "2." around a restated item is list furniture, not knowledge.
+ */
 export function isInjectedStatement(statement: string, injected: InjectedContent | undefined): boolean {
   const { text, stripped } = stripInjected(statement, injected);
-  return stripped > 0 && !/[\p{L}\p{N}]/u.test(text);
+  return stripped > 0 && !/\p{L}/u.test(text);
 }

@@ -102,6 +102,30 @@ describe("parseReflectionReply", () => {
     expect(wrong).toMatchObject({ ok: false, error: expect.stringContaining("items.0.kind") });
   });
 
+  it("takes list furniture off a statement's start and keeps statements that begin with a number", () => {
+    const statements = [
+      "[::6]Alice's cat is called Miso.",
+      "- Likes tea",
+      "2. Works nights",
+      "(3) Owns a van",
+    ];
+    const reply = JSON.stringify({
+      items: [...statements, "3 cats live here"].map((statement) => ({ kind: "fact", statement })),
+    });
+    const parsed = parseReflectionReply(reply);
+    expect(parsed.ok && parsed.delta.items.map((item) => item.statement)).toEqual([
+      "Alice's cat is called Miso.",
+      "Likes tea",
+      "Works nights",
+      "Owns a van",
+      "3 cats live here",
+    ]);
+    // Nothing but furniture is not a statement.
+    expect(parseReflectionReply('{"items":[{"kind":"fact","statement":"[::6] 1."}]}')).toMatchObject({
+      ok: false,
+    });
+  });
+
   it("finds the first balanced object even with braces inside strings", () => {
     expect(extractJsonObject('noise {"a":"}{","b":{"c":1}} tail {"d":2}')).toEqual({ a: "}{", b: { c: 1 } });
     expect(extractJsonObject("{broken")).toBeUndefined();

@@ -36,7 +36,18 @@ export const ReflectionJobSchema = z.strictObject({
 
 export type ReflectionJob = z.infer<typeof ReflectionJobSchema>;
 
-const statement = z.string().trim().min(3).max(500);
+/**
+ * List furniture a small model puts before a statement ("- ", "1. ", "[::6]", "(2)"): a marker without a letter,
+ * never knowledge. Left on, it makes a restated fact look new to every exact and lexical match downstream.
+ */
+const leadingMarker = /^(?:[-*•·>]+\s+|\d{1,3}[.)]\s+|[[(][^\p{L}\])]{0,12}[\])]\s*)+/u;
+const statement = z
+  .string()
+  .trim()
+  .min(3)
+  .max(500)
+  .transform((text) => text.replace(leadingMarker, "").trim())
+  .pipe(z.string().min(3));
 /** m1, m2, … (a memory item the prompt listed) or n1, n2, … (an item of this reply); resolved by the plugin. */
 const handle = z.string().trim().min(2).max(8);
 const claimPart = (max: number) => z.string().trim().min(1).max(max);
