@@ -4,6 +4,7 @@
  * `openApiDocument()` describes them (contract/openapi.json).
  */
 export * from "./archive.js";
+export * from "./backup.js";
 export * from "./bundle.js";
 export * from "./bundle-intent.js";
 export * from "./callers.js";

@@ -13,6 +13,7 @@ import {
   transcriptArchiveRequest,
   transcriptArchiveResponse,
 } from "./archive.js";
+import { backupStarted, backupsResponse, restoreRequest, restoreStatus } from "./backup.js";
 import type { CallerName } from "./callers.js";
 import { principal } from "./common.js";
 import { consistencyReport } from "./consistency.js";
@@ -391,6 +392,60 @@ export const routes = {
         403: errorResponse,
         503: errorResponse,
       },
+    },
+  },
+  backupCreate: {
+    method: "POST",
+    url: "/admin/backups",
+    callers: ["operator", "admin"],
+    schema: {
+      summary:
+        "Start a backup of every index, the workspace repository and the archive into the backup destination; GET /admin/backups follows it",
+      response: {
+        202: backupStarted,
+        401: errorResponse,
+        403: errorResponse,
+        409: errorResponse,
+        503: errorResponse,
+        507: errorResponse,
+      },
+    },
+  },
+  backupList: {
+    method: "GET",
+    url: "/admin/backups",
+    callers: ["operator", "admin"],
+    schema: {
+      summary: "The backups in the destination, the one running now with its progress, and the last failure",
+      response: { 200: backupsResponse, 401: errorResponse, 403: errorResponse, 503: errorResponse },
+    },
+  },
+  restoreStart: {
+    method: "POST",
+    url: "/admin/restore",
+    callers: ["operator", "admin"],
+    schema: {
+      summary:
+        "Restore a backup onto this Cortex, which must hold nothing yet, and replay the erasures recorded after it; GET /admin/restore follows it",
+      body: restoreRequest,
+      response: {
+        202: backupStarted,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        404: errorResponse,
+        409: errorResponse,
+        503: errorResponse,
+      },
+    },
+  },
+  restoreStatus: {
+    method: "GET",
+    url: "/admin/restore",
+    callers: ["operator", "admin"],
+    schema: {
+      summary: "The restore running now with its progress, the last one's report and the last failure",
+      response: { 200: restoreStatus, 401: errorResponse, 403: errorResponse, 503: errorResponse },
     },
   },
 } as const satisfies Record<string, RouteContract>;

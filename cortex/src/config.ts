@@ -88,6 +88,13 @@ export const cortexConfig = z
     archiveColdAfterDays: z.coerce.number().min(0).max(36_500).default(180),
     /** How often an archive write may start a tiering pass; 0: only POST /archive/tiering moves documents. */
     archiveTieringIntervalMinutes: z.coerce.number().int().min(0).max(10_080).default(360),
+    /**
+     * Where backups go: a folder (a USB disk or NAS share mounted through a PersistentVolumeClaim). Unset: no
+     * backups; POST /admin/backups answers 409.
+     */
+    backupDir: z.string().min(1).optional(),
+    /** Complete backups kept; each successful backup removes older ones beyond this. */
+    backupKeep: z.coerce.number().int().min(1).max(1_000).default(7),
     gitAuthorName: z.string().min(1).default("Remram Cortex"),
     gitAuthorEmail: z.string().min(3).default("cortex@remram.invalid"),
   })
@@ -118,6 +125,8 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_RETRIEVE_CANDIDATES: "retrieveCandidates",
   CORTEX_WORKSPACE_DIR: "workspaceDir",
   CORTEX_ARCHIVE_DIR: "archiveDir",
+  CORTEX_BACKUP_DIR: "backupDir",
+  CORTEX_BACKUP_KEEP: "backupKeep",
   CORTEX_ARCHIVE_WARM_AFTER_DAYS: "archiveWarmAfterDays",
   CORTEX_ARCHIVE_COLD_AFTER_DAYS: "archiveColdAfterDays",
   CORTEX_ARCHIVE_TIERING_INTERVAL_MINUTES: "archiveTieringIntervalMinutes",

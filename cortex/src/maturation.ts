@@ -1,6 +1,10 @@
 import type { FastifyPluginAsync } from "fastify";
+import { eraseUserData } from "./archive/erasure.js";
 import { archiveRoutes } from "./archive/routes.js";
 import { ArchiveStore } from "./archive/store.js";
+import { FolderDestination } from "./backup/destination.js";
+import { backupRoutes } from "./backup/routes.js";
+import { BackupService } from "./backup/service.js";
 import { checkRoutes } from "./check/routes.js";
 import { consistencyChecker } from "./check/service.js";
 import type { ErasedContent } from "./core/erasure.js";
@@ -44,8 +48,8 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 }
 
 /**
- * Registers /reflect, /remember, /dream, /proposals, /promote, /archive, /admin/erasure and /admin/check on the
- * Cortex app.
+ * Registers /reflect, /remember, /dream, /proposals, /promote, /archive, /admin/erasure, /admin/check,
+ * /admin/backups and /admin/restore on the Cortex app.
  */
 export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync {
   return async (app) => {
@@ -96,7 +100,28 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
     await app.register(promoteRoutes(promoter, indices));
     // Erasure rewrites the repository's history too; the archive feature gets only this function of promotion.
     const history = async (erased: ErasedContent) => (await promoter()).erase(erased);
-    await app.register(archiveRoutes(archive, indices, history));
+    const { backupDir, backupKeep } = app.cortex.config;
+    const backups = new BackupService(
+      app.cortex,
+      backupDir === undefined ? undefined : new FolderDestination(backupDir),
+      {
+        indices,
+        archive,
+        repository: promoter,
+        erase: async (userId, reason) =>
+          eraseUserData(
+            app.cortex,
+            { indices: await indices(), archive, history },
+            { userId, requestedBy: "restore", reason },
+            "admin",
+          ),
+      },
+      { keep: backupKeep },
+    );
+    await app.register(
+      archiveRoutes(archive, indices, history, (userId, erasedAt) => backups.recordErasure(userId, erasedAt)),
+    );
+    await app.register(backupRoutes(backups));
     const check = consistencyChecker(app.cortex, indices, {
       archive,
       // Through the promoter: its start-up rolls back an interrupted promotion, and its git config trusts the folder.

@@ -16,6 +16,8 @@ export function archiveRoutes(
   archive: () => Promise<ArchiveStore>,
   indices: () => Promise<MaturationIndices>,
   history?: ErasureStores["history"],
+  /** Told of each erasure once done (the backup destination records its tombstone); may fail without harm. */
+  afterErasure?: (userId: string, erasedAt: string) => Promise<void>,
 ): FastifyPluginAsyncZod {
   return async (app) => {
     const noDocument = (hash: string) => notFound(`no archived document ${hash}`);
@@ -116,6 +118,10 @@ export function archiveRoutes(
       request.log.warn(
         { auditId, userId, requestedBy, caller: request.caller, counts, durationMs },
         "user data erased",
+      );
+      // The next backup copies every tombstone into the destination: a failure here only delays that.
+      await afterErasure?.(userId, outcome.erasedAt).catch((error: unknown) =>
+        request.log.warn({ err: error, auditId }, "could not record the erasure in the backup destination"),
       );
       return outcome;
     });

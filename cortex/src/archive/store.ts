@@ -235,6 +235,25 @@ export class ArchiveStore {
    */
   async put(document: MemoryDocument): Promise<{ hash: string; stored: boolean; size: number }> {
     const { bytes, hash } = canonicalise(document);
+    return this.storeCanonical(hash, bytes, () => this.now().toISOString());
+  }
+
+  /**
+   * A document from a backup: its canonical bytes, under the hash they must have, with its first archiving time
+   * (the tier rules age it from then). Stores nothing when the hash is already held.
+   */
+  async restore(hash: string, bytes: Buffer, archivedAt: string): Promise<{ stored: boolean }> {
+    const actual = sha256Hex(bytes);
+    if (!hashPattern.test(hash) || actual !== hash)
+      throw new ArchiveIntegrityError(hash, "the backup", actual);
+    return this.storeCanonical(hash, bytes, () => archivedAt);
+  }
+
+  private storeCanonical(
+    hash: string,
+    bytes: Uint8Array,
+    archivedAt: () => string,
+  ): Promise<{ hash: string; stored: boolean; size: number }> {
     return this.exclusive(hash, async () => {
       const known = this.locations.get(hash);
       if (known) {
@@ -245,7 +264,7 @@ export class ArchiveStore {
       const written = await this.writeOnce(location.path, bytes);
       // A file without a manifest line is left by a crash between the two writes: adopt it if it is intact.
       if (!written) await this.readCanonical(hash, location);
-      const at = this.now().toISOString();
+      const at = archivedAt();
       // Known only once the manifest says so: a put that fails here was never acknowledged.
       await this.record({ hash, at, ...location });
       this.locations.set(hash, location);

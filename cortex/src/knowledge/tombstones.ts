@@ -6,6 +6,7 @@
  */
 import { erasureSubject, refusedByErasure } from "../core/erasure.js";
 import { type CortexStore, request } from "../store/client.js";
+import type { SearchResult } from "../store/reads.js";
 
 export interface Tombstone {
   subject: string;
@@ -27,14 +28,28 @@ const mappings = {
  * Record (or move forward) the person's tombstone. Durable when this resolves, and seen at once by the reads below
  * (a GET by id does not wait for a refresh).
  */
-export async function recordTombstone(store: CortexStore, userId: string, erasedAt: string): Promise<void> {
+export function recordTombstone(store: CortexStore, userId: string, erasedAt: string): Promise<void> {
+  return recordSubjectTombstone(store, erasureSubject(userId), erasedAt);
+}
+
+/** Create the tombstone index if it is missing (a restore writes a backup's tombstones into it). */
+export async function ensureTombstoneIndex(store: CortexStore): Promise<string> {
   const index = tombstoneIndex(store);
   const exists = await request(store, "HEAD", `/${index}`, undefined, { ignore: [404] });
   if (exists.statusCode === 404) {
     const settings = { index: { number_of_shards: 1, number_of_replicas: 0 } };
     await request(store, "PUT", `/${index}`, { settings, mappings }, { ignore: [400], retries: 2 });
   }
-  const subject = erasureSubject(userId);
+  return index;
+}
+
+/** Record (or move forward) a tombstone known by its subject only (a restore replaying a later erasure). */
+export async function recordSubjectTombstone(
+  store: CortexStore,
+  subject: string,
+  erasedAt: string,
+): Promise<void> {
+  const index = await ensureTombstoneIndex(store);
   await request(store, "POST", `/${index}/_update/${subject}?retry_on_conflict=5`, {
     script: {
       lang: "painless",
@@ -97,4 +112,17 @@ export function refusalMessage(refused: readonly (ObservedWrite & { erasedAt: st
   return `${where}: data of a person erased at ${first?.erasedAt ?? "?"}, observed at or before the erasure (${
     first?.observedAt ?? "?"
   }); refused for good, do not retry`;
+}
+
+/** Every tombstone (a backup copies them into its destination; a household has far fewer than a page of people). */
+export async function readTombstones(store: CortexStore): Promise<{ subject: string; erasedAt: string }[]> {
+  const { statusCode, body } = await request<SearchResult<Tombstone>>(
+    store,
+    "POST",
+    `/${tombstoneIndex(store)}/_search`,
+    { size: 10_000, sort: [{ subject: "asc" }], _source: ["subject", "erasedAt"] },
+    { ignore: [404] },
+  );
+  if (statusCode === 404) return [];
+  return body.hits.hits.map((hit) => ({ subject: hit._source.subject, erasedAt: hit._source.erasedAt }));
 }

@@ -7,6 +7,7 @@ import { type ErasedContent, scrubArtifact, scrubLines } from "../core/erasure.j
 import { redactText } from "../core/redaction.js";
 import { writeAtomically } from "./atomic-write.js";
 import { HistoryRewrite, type HistoryScrub, type RewriteResult } from "./history-rewrite.js";
+import { type BundledRepository, bundleRepository, restoreRepository } from "./repository-bundle.js";
 import { checkRepository, type RepositoryCheck } from "./repository-check.js";
 
 /**
@@ -205,11 +206,22 @@ export class GitPromoter {
     return out.trim() === "" ? null : out.trim();
   }
 
-  /** The commit that promoted `proposalId` on the current branch, if any. */
   /** git fsck and the proposals the history carries out, with this promoter's git config (consistency check). */
   check(): Promise<RepositoryCheck> {
     return checkRepository(this.repoDir, this.gitConfig, proposalTrailer);
   }
+
+  /** The whole repository into a bundle file, between promotions (backup). */
+  bundle(bundlePath: string): Promise<BundledRepository> {
+    return this.serialised(() => bundleRepository(this.repoDir, this.gitConfig, bundlePath));
+  }
+
+  /** An empty repository filled from a bundle (restore). */
+  restore(bundlePath: string): Promise<BundledRepository> {
+    return this.serialised(() => restoreRepository(this.repoDir, this.gitConfig, bundlePath));
+  }
+
+  /** The commit that promoted `proposalId` on the current branch, if any. */
 
   async findPromotionCommit(proposalId: string): Promise<string | undefined> {
     if ((await this.head()) === null) return undefined;

@@ -57,9 +57,10 @@ export async function* scanDocuments<S>(
   store: CortexStore,
   index: string,
   query: unknown,
-  options: { pageSize?: number } = {},
+  /** keepAlive: how long the snapshot waits between pages (a backup opens several before it reads them). */
+  options: { pageSize?: number; keepAlive?: string } = {},
 ): AsyncGenerator<SearchHit<S>[]> {
-  const keepAlive = "2m";
+  const keepAlive = options.keepAlive ?? "2m";
   type Page = { _scroll_id?: string; hits: { hits: SearchHit<S>[] } };
   let { body } = await request<Page>(
     store,

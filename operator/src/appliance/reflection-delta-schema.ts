@@ -7,7 +7,6 @@ export const reflectionDeltaJsonSchema: Record<string, unknown> = {
   type: "object",
   properties: {
     items: {
-      default: [],
       maxItems: 20,
       type: "array",
       items: {

@@ -1,0 +1,212 @@
+/**
+ * Where backups go. A folder (a USB disk or NAS share mounted into Cortex through a PersistentVolumeClaim): one
+ * folder per backup, written under a hidden name and renamed once its manifest is in, so a backup cut short (a
+ * crash, a full disk) is never listed and is removed by the next run; erasure tombstones beside them, one file per
+ * erased person under the digest of their id, so a restore from any backup replays erasures made after it.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
+import { backupIdPattern } from "@remram/contract";
+import type { DestinationTombstone } from "../core/backup.js";
+import { type BackupManifest, backupManifest, manifestName } from "./manifest.js";
+
+export interface WrittenFile {
+  sha256: string;
+  bytes: number;
+}
+
+export interface BackupWriter {
+  /** One file of the backup, from a stream of its bytes (gzip'd on the way when asked). */
+  write(name: string, content: AsyncIterable<Uint8Array>, options?: { gzip?: boolean }): Promise<WrittenFile>;
+  /** Write the manifest and make the backup visible. */
+  commit(manifest: BackupManifest): Promise<void>;
+  /** Remove what was written (a failed run). */
+  abort(): Promise<void>;
+}
+
+export interface BackupDestination {
+  /** Where, for messages (a path, never a credential). */
+  readonly description: string;
+  begin(id: string): Promise<BackupWriter>;
+  /** Complete backups, each by its manifest; a folder whose manifest does not parse is skipped. */
+  list(): Promise<BackupManifest[]>;
+  manifest(id: string): Promise<BackupManifest | undefined>;
+  read(id: string, name: string): Readable;
+  remove(id: string): Promise<void>;
+  /** Record (or move forward) an erasure tombstone. */
+  recordTombstone(tombstone: DestinationTombstone): Promise<void>;
+  tombstones(): Promise<DestinationTombstone[]>;
+}
+
+const subjectPattern = /^[a-f0-9]{64}$/;
+const fileNamePattern = /^[a-z0-9][a-z0-9._-]*$/;
+
+function checkedName(name: string): string {
+  if (!fileNamePattern.test(name)) throw new Error(`not a backup file name: ${name}`);
+  return name;
+}
+
+/** Write `bytes` to `path` through a synced temporary file and a rename: whole or not at all. */
+async function writeAtomically(path: string, bytes: string): Promise<void> {
+  const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    const handle = await open(temporary, "wx");
+    try {
+      await handle.writeFile(bytes, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+async function syncFolder(path: string): Promise<void> {
+  const handle = await open(path, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export class FolderDestination implements BackupDestination {
+  constructor(readonly root: string) {}
+
+  get description(): string {
+    return this.root;
+  }
+
+  private get tombstoneFolder(): string {
+    return join(this.root, "tombstones");
+  }
+
+  private folder(id: string): string {
+    if (!backupIdPattern.test(id)) throw new Error(`not a backup id: ${id}`);
+    return join(this.root, id);
+  }
+
+  async begin(id: string): Promise<BackupWriter> {
+    const final = this.folder(id);
+    await mkdir(this.root, { recursive: true });
+    // Left by a run that died: never listed, and taking space a full destination needs.
+    for (const entry of await readdir(this.root)) {
+      if (entry.startsWith(".partial-")) await rm(join(this.root, entry), { recursive: true, force: true });
+    }
+    const partial = join(this.root, `.partial-${id}`);
+    await mkdir(partial);
+    return {
+      write: async (name, content, options) => {
+        const hash = createHash("sha256");
+        let bytes = 0;
+        const digest = async function* (source: AsyncIterable<Uint8Array>) {
+          for await (const chunk of source) {
+            hash.update(chunk);
+            bytes += chunk.length;
+            yield chunk;
+          }
+        };
+        const file = createWriteStream(join(partial, checkedName(name)), { flags: "wx", flush: true });
+        // One pipeline, so a failing source (OpenSearch gone mid-scan) fails the write instead of stalling it.
+        if (options?.gzip) await pipeline(content, createGzip(), digest, file);
+        else await pipeline(content, digest, file);
+        return { sha256: hash.digest("hex"), bytes };
+      },
+      commit: async (manifest) => {
+        await writeAtomically(join(partial, manifestName), `${JSON.stringify(manifest, null, 2)}\n`);
+        await syncFolder(partial);
+        await rename(partial, final);
+        await syncFolder(this.root);
+      },
+      abort: () => rm(partial, { recursive: true, force: true }),
+    };
+  }
+
+  async manifest(id: string): Promise<BackupManifest | undefined> {
+    let text: string;
+    try {
+      text = await readFile(join(this.folder(id), manifestName), "utf8");
+    } catch {
+      return undefined;
+    }
+    try {
+      const parsed = backupManifest.safeParse(JSON.parse(text));
+      return parsed.success && parsed.data.id === id ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async list(): Promise<BackupManifest[]> {
+    let entries: string[];
+    try {
+      entries = await readdir(this.root);
+    } catch {
+      return [];
+    }
+    const manifests: BackupManifest[] = [];
+    for (const entry of entries
+      .filter((name) => backupIdPattern.test(name))
+      .sort()
+      .reverse()) {
+      const manifest = await this.manifest(entry);
+      if (manifest !== undefined) manifests.push(manifest);
+    }
+    return manifests;
+  }
+
+  read(id: string, name: string): Readable {
+    return createReadStream(join(this.folder(id), checkedName(name)));
+  }
+
+  async remove(id: string): Promise<void> {
+    const folder = this.folder(id);
+    // Out of the listing first (a rename is atomic), then its files.
+    const doomed = join(this.root, `.partial-removed-${id}`);
+    await rename(folder, doomed);
+    await rm(doomed, { recursive: true, force: true });
+  }
+
+  async recordTombstone({ subject, erasedAt }: DestinationTombstone): Promise<void> {
+    if (!subjectPattern.test(subject)) throw new Error("not an erasure subject");
+    await mkdir(this.tombstoneFolder, { recursive: true });
+    const path = join(this.tombstoneFolder, `${subject}.json`);
+    const existing = await readTombstone(path);
+    // A later erasure moves the line forward; an older one never moves it back.
+    if (existing !== undefined && Date.parse(existing.erasedAt) >= Date.parse(erasedAt)) return;
+    await writeAtomically(path, `${JSON.stringify({ subject, erasedAt })}\n`);
+  }
+
+  async tombstones(): Promise<DestinationTombstone[]> {
+    let entries: string[];
+    try {
+      entries = await readdir(this.tombstoneFolder);
+    } catch {
+      return [];
+    }
+    const found: DestinationTombstone[] = [];
+    for (const entry of entries.filter((name) => name.endsWith(".json")).sort()) {
+      const tombstone = await readTombstone(join(this.tombstoneFolder, entry));
+      if (tombstone !== undefined) found.push(tombstone);
+    }
+    return found;
+  }
+}
+
+async function readTombstone(path: string): Promise<DestinationTombstone | undefined> {
+  try {
+    const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<DestinationTombstone>;
+    if (typeof parsed.subject !== "string" || !subjectPattern.test(parsed.subject)) return undefined;
+    if (typeof parsed.erasedAt !== "string" || Number.isNaN(Date.parse(parsed.erasedAt))) return undefined;
+    return { subject: parsed.subject, erasedAt: parsed.erasedAt };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * Backups and restores as runs in the background: one at a time (a restore never mixes with a backup), progress
+ * readable while they go, the last outcome kept. A backup runs as a shared section of the erasure gate, so it never
+ * reads an erasure half done; erasures wait for it, and record their tombstone in the destination once done.
+ * Retention removes all but the newest `keep` backups after each successful one.
+ */
+import { randomBytes } from "node:crypto";
+import type {
+  BackupStarted,
+  BackupsResponse,
+  RestoreReport,
+  RestoreStatus,
+  RunProgress,
+} from "@remram/contract";
+import type { CortexContext } from "../context.js";
+import { backupIdFor, backupsToRemove } from "../core/backup.js";
+import { erasureSubject } from "../core/erasure.js";
+import { erasureGate } from "../knowledge/erasure-gate.js";
+import { readTombstones } from "../knowledge/tombstones.js";
+import type { BackupDestination } from "./destination.js";
+import type { BackupManifest } from "./manifest.js";
+import {
+  checkRestorable,
+  RestoreRefusedError,
+  type RestoreTargets,
+  replayErasures,
+  restoreData,
+} from "./restore.js";
+import { type BackupSources, takeBackup } from "./take.js";
+
+/** Refused because another run holds the service (409). */
+export class BackupBusyError extends Error {
+  override readonly name = "BackupBusyError";
+}
+
+type Failure = { id: string; failedAt: string; error: string };
+
+export interface BackupOutcome {
+  manifest?: BackupManifest;
+  error?: unknown;
+  /** The backup is complete; syncing tombstones or retention after it failed. */
+  housekeepingError?: unknown;
+  durationMs: number;
+}
+
+export class BackupService {
+  private running: { kind: "backup" | "restore"; progress: RunProgress; done: Promise<unknown> } | undefined;
+  private lastBackupFailure: Failure | undefined;
+  private lastRestoreFailure: Failure | undefined;
+  private lastRestore: RestoreReport | undefined;
+
+  constructor(
+    private readonly context: Pick<CortexContext, "store" | "config" | "clock" | "policy">,
+    private readonly destination: BackupDestination | undefined,
+    private readonly sources: BackupSources & RestoreTargets,
+    private readonly settings: { keep: number },
+  ) {}
+
+  get configured(): boolean {
+    return this.destination !== undefined;
+  }
+
+  private target(): BackupDestination {
+    if (this.destination === undefined)
+      throw new RestoreRefusedError("Cortex has no backup destination (CORTEX_BACKUP_DIR is not set)", 409);
+    return this.destination;
+  }
+
+  private claim(kind: "backup" | "restore", id: string, startedAt: string): RunProgress {
+    if (this.running !== undefined)
+      throw new BackupBusyError(
+        `a ${this.running.kind} (${this.running.progress.id}) is running; wait for it (GET /admin/${this.running.kind === "backup" ? "backups" : "restore"})`,
+      );
+    return { id, startedAt, phase: kind === "backup" ? "indices" : "verify", documentsDone: 0 };
+  }
+
+  /** Start a backup; resolves once it is running, with its id. `finished` settles when it ends. */
+  startBackup(): BackupStarted & { finished: Promise<BackupOutcome> } {
+    const destination = this.target();
+    const takenAt = this.context.clock();
+    const id = backupIdFor(takenAt, randomBytes(3).toString("hex"));
+    const progress = this.claim("backup", id, takenAt.toISOString());
+    const started = performance.now();
+    const finished = erasureGate(this.context.store)
+      .shared("a backup", () =>
+        takeBackup(this.context, this.sources, destination, { id, takenAt: progress.startedAt, progress }),
+      )
+      .then(
+        async (manifest): Promise<Omit<BackupOutcome, "durationMs">> => {
+          this.lastBackupFailure = undefined;
+          try {
+            await this.afterBackup(destination);
+            return { manifest };
+          } catch (error) {
+            return { manifest, housekeepingError: error };
+          }
+        },
+        (error: unknown): Omit<BackupOutcome, "durationMs"> => {
+          this.lastBackupFailure = {
+            id,
+            failedAt: this.context.clock().toISOString(),
+            error: messageOf(error),
+          };
+          return { error };
+        },
+      )
+      .then((outcome): BackupOutcome => {
+        this.running = undefined;
+        return { ...outcome, durationMs: performance.now() - started };
+      });
+    this.running = { kind: "backup", progress, done: finished };
+    return { id, startedAt: progress.startedAt, finished };
+  }
+
+  /**
+   * After a successful backup: the tombstones of every erasure so far into the destination (one made while it was
+   * unreachable catches up here), then retention. A failure here leaves an extra backup or a tombstone for the next
+   * run, never a missing backup; it is logged by the caller through `onBackup`.
+   */
+  private async afterBackup(destination: BackupDestination): Promise<void> {
+    for (const tombstone of await readTombstones(this.context.store))
+      await destination.recordTombstone(tombstone);
+    const backups = await destination.list();
+    for (const id of backupsToRemove(backups, this.settings.keep)) await destination.remove(id);
+  }
+
+  async backups(): Promise<BackupsResponse> {
+    const backups = this.destination === undefined ? [] : await this.destination.list();
+    const running = this.running?.kind === "backup" ? this.running.progress : undefined;
+    return {
+      configured: this.configured,
+      ...(running && { running: { ...running } }),
+      ...(this.lastBackupFailure && { lastFailure: this.lastBackupFailure }),
+      backups: backups.map(({ id, takenAt, completedAt, bytes, counts, embedding }) => ({
+        id,
+        takenAt,
+        completedAt,
+        bytes,
+        counts,
+        embedding,
+      })),
+    };
+  }
+
+  /** Check the restore can go ahead (404/409 otherwise), then run it in the background. */
+  async startRestore(
+    backupId: string,
+  ): Promise<BackupStarted & { finished: Promise<RestoreReport | undefined> }> {
+    const destination = this.target();
+    const startedAt = this.context.clock().toISOString();
+    this.claim("restore", backupId, startedAt);
+    const manifest = await checkRestorable(this.context, this.sources, destination, backupId);
+    const progress = this.claim("restore", backupId, startedAt);
+    const started = performance.now();
+    const restore = async (): Promise<RestoreReport> => {
+      const data = await erasureGate(this.context.store).shared("a restore", () =>
+        restoreData(this.context, this.sources, destination, manifest, progress),
+      );
+      progress.phase = "erasures";
+      const replayed = await replayErasures(
+        this.context,
+        this.sources,
+        manifest,
+        await destination.tombstones(),
+        data.named,
+      );
+      progress.phase = "done";
+      return {
+        backupId,
+        restoredAt: this.context.clock().toISOString(),
+        durationMs: Math.round(performance.now() - started),
+        counts: data.counts,
+        erasuresReplayed: replayed,
+      };
+    };
+    const finished = restore()
+      .then(
+        (report) => {
+          this.lastRestore = report;
+          this.lastRestoreFailure = undefined;
+          return report;
+        },
+        (error: unknown) => {
+          this.lastRestoreFailure = {
+            id: backupId,
+            failedAt: this.context.clock().toISOString(),
+            error: messageOf(error),
+          };
+          return undefined;
+        },
+      )
+      .finally(() => {
+        this.running = undefined;
+      });
+    this.running = { kind: "restore", progress, done: finished };
+    return { id: backupId, startedAt, finished };
+  }
+
+  restoreStatus(): RestoreStatus {
+    const running = this.running?.kind === "restore" ? this.running.progress : undefined;
+    return {
+      ...(running && { running: { ...running } }),
+      ...(this.lastRestoreFailure && { lastFailure: this.lastRestoreFailure }),
+      ...(this.lastRestore && { last: this.lastRestore }),
+    };
+  }
+
+  /** After an erasure: its tombstone into the destination, so a restore of an older backup replays it. */
+  async recordErasure(userId: string, erasedAt: string): Promise<void> {
+    await this.destination?.recordTombstone({ subject: erasureSubject(userId), erasedAt });
+  }
+}
+
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 1024);
+}
