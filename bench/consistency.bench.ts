@@ -20,73 +20,18 @@ import { maturationIndices } from "../cortex/src/knowledge/records.js";
 import { maturationPlugin } from "../cortex/src/maturation.js";
 import { request } from "../cortex/src/store/client.js";
 import { bearer, testCredentials } from "../cortex/src/testing/callers.js";
+import { archiveTranscripts, median, millis, retrieveLatency } from "./household-stores.js";
 import { corpusObject, seed } from "./maturation-scenarios.js";
-import { loadCorpus } from "./pollution-corpus.js";
 
 const sizes = (process.env.BENCH_CHECK_SIZES ?? "10000,100000").split(",").map((size) => Number(size));
 const transcriptCount = Number(process.env.BENCH_CHECK_TRANSCRIPTS ?? 100);
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
-const sessions = loadCorpus().flatMap((conversation) => conversation.sessions);
-
-const millis = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 async function check(app: FastifyInstance): Promise<{ ms: number; report: ConsistencyReport }> {
   const started = process.hrtime.bigint();
   const response = await app.inject({ method: "POST", url: "/admin/check", headers: bearer("operator") });
   if (response.statusCode !== 200) throw new Error(`check answered ${response.statusCode}: ${response.body}`);
   return { ms: millis(started), report: response.json<ConsistencyReport>() };
-}
-
-/** The corpus sessions as archived transcripts, each under its own session id (so each is its own document). */
-async function archiveTranscripts(app: FastifyInstance, count: number): Promise<number> {
-  const started = process.hrtime.bigint();
-  for (let i = 0; i < count; i++) {
-    const session = sessions[i % sessions.length];
-    if (session === undefined) throw new Error("the pollution corpus has no sessions");
-    const at = `${session.date}T20:00:00.000Z`;
-    const response = await app.inject({
-      method: "POST",
-      url: "/archive/transcripts",
-      headers: bearer("gateway"),
-      payload: {
-        principal: { userId: session.turns[0]?.userId ?? "ana", agentId: "main" },
-        sessionId: `${session.sessionId}-${i}`,
-        channel: "telegram",
-        endReason: "reset",
-        endedAt: at,
-        messages: session.turns.flatMap((turn) => [
-          { role: "user", content: turn.user, at },
-          { role: "assistant", content: turn.assistant, at },
-        ]),
-      },
-    });
-    if (response.statusCode !== 200)
-      throw new Error(`archive answered ${response.statusCode}: ${response.body}`);
-  }
-  return millis(started);
-}
-
-/** Retrieval latency (median of 20) while `during` runs, against the same without it. */
-async function retrieveLatency(app: FastifyInstance): Promise<number> {
-  const latencies: number[] = [];
-  for (let i = 0; i < 20; i++) {
-    const started = process.hrtime.bigint();
-    const response = await app.inject({
-      method: "POST",
-      url: "/retrieve",
-      headers: bearer("gateway"),
-      payload: {
-        principal: { userId: `user${i % 20}`, agentId: "main" },
-        requestText: `What do we know about topic ${i * 7} in the household?`,
-        tokenBudget: 1024,
-      },
-    });
-    if (response.statusCode !== 200)
-      throw new Error(`retrieve answered ${response.statusCode}: ${response.body}`);
-    latencies.push(millis(started));
-  }
-  return median(latencies);
 }
 
 const opensearch = await startOpenSearch();
