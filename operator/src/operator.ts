@@ -123,6 +123,10 @@ export function setupControllers(manager: Manager, options: OperatorOptions, ope
       // A Cortex reached at an out-of-cluster URL is not the Deployment's pods: their readiness says nothing of it.
       ignoreDeployment: options.cortexUrl !== undefined,
     },
+    backups: {
+      cortexFor: (namespace, name) => cortex.clientFor(namespace, name),
+      ignoreDeployment: options.cortexUrl !== undefined,
+    },
   });
   setupDreamScheduleController(manager, {
     cortex,

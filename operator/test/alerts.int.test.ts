@@ -86,6 +86,20 @@ const ruleTests = {
             'remram_appliance_consistency_last_check_timestamp_seconds{namespace="home",appliance="ok"}',
           values: "0+60x90",
         },
+        // Cortex in "home" has a backup destination and its last backup completed 30 h before the clock starts;
+        // in "calm" one completes every minute; in "none" there is no destination (nothing to alert on).
+        { series: 'cortex_backup_configured{namespace="home",pod="cx"}', values: "1x90" },
+        {
+          series: 'cortex_backup_last_success_timestamp_seconds{namespace="home",pod="cx"}',
+          values: "-108000x90",
+        },
+        { series: 'cortex_backup_configured{namespace="calm",pod="cx"}', values: "1x90" },
+        {
+          series: 'cortex_backup_last_success_timestamp_seconds{namespace="calm",pod="cx"}',
+          values: "0+60x90",
+        },
+        { series: 'cortex_backup_configured{namespace="none",pod="cx"}', values: "0x90" },
+        { series: 'cortex_backup_last_success_timestamp_seconds{namespace="none",pod="cx"}', values: "0x90" },
         { series: 'remram_dream_runs_total{outcome="succeeded"}', values: "0+1x90" },
         { series: 'remram_dream_runs_total{outcome="skipped"}', values: "0 0 0 0 0 1x86" },
         { series: 'leader_election_master_status{name="remram-operator"}', values: "0x90" },
@@ -226,6 +240,22 @@ const ruleTests = {
           ],
         },
         { eval_time: "20m", alertname: "RemramCortexVolumeFull", exp_alerts: [] },
+        { eval_time: "20m", alertname: "RemramBackupStale", exp_alerts: [] },
+        {
+          eval_time: "40m",
+          alertname: "RemramBackupStale",
+          exp_alerts: [
+            alert(
+              { severity: "warning", namespace: "home", pod: "cx" },
+              {
+                summary: "No backup of the memory in home has completed for a long time.",
+                description:
+                  "Cortex has a backup destination but no recent complete backup in it; the appliance's BackedUp condition and cortex_backup_failures_total{reason} say why.",
+                runbook_url: `${runbooks}/RemramBackupStale.md`,
+              },
+            ),
+          ],
+        },
         { eval_time: "4m", alertname: "RemramDataInconsistent", exp_alerts: [] },
         {
           eval_time: "10m",

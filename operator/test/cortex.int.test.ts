@@ -56,6 +56,8 @@ async function startCortex(): Promise<void> {
     logLevel: "silent",
     port: 0,
     host: "127.0.0.1",
+    // The appliance's backup volume, as spec.backup mounts it into the pod.
+    backupDir: join(scratch, "backups"),
   });
   mkdirSync(workspaceDir, { recursive: true });
   cortex = await buildApp({
@@ -520,4 +522,43 @@ describe("an appliance's data checked by the operator against the real Cortex", 
     await untilDataConsistent("True", "ChecksPassed");
     expect(await findingsMetric()).toBe("0");
   }, 180_000);
+});
+
+describe("an appliance's data backed up on its schedule against the real Cortex", () => {
+  type Appliance = KubeObject & {
+    status?: {
+      backup?: { lastScheduleTime?: string; backups: number; lastSuccessfulBackup?: Record<string, unknown> };
+      conditions?: { type: string; status: string; reason: string; message: string }[];
+    };
+  };
+  const appliancePath = `/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances/box`;
+  const untilBackedUp = (status: string, reason: string) =>
+    waitFor(
+      async () => {
+        const appliance = await client.get<Appliance>(appliancePath);
+        const condition = getStatusCondition(appliance, "BackedUp");
+        return condition?.status === status && condition.reason === reason ? appliance : undefined;
+      },
+      { what: `BackedUp=${status} (${reason})`, timeoutMs: 150_000, intervalMs: 1_000 },
+    );
+
+  it("says the memory is not backed up without spec.backup, then backs up every minute once it is set", async () => {
+    const unconfigured = await untilBackedUp("False", "BackupsNotConfigured");
+    expect(getStatusCondition(unconfigured, "BackedUp")?.message).toContain("spec.backup");
+    // Not an outage: readiness does not depend on it.
+    expect(getStatusCondition(unconfigured, "Degraded")?.status).not.toBe("True");
+
+    await client.mergePatch(appliancePath, {
+      spec: { backup: { volume: { claimName: "usb-disk" }, schedule: "* * * * *", keep: 2 } },
+    });
+    const backedUp = await untilBackedUp("True", "BackupSucceeded");
+    expect(backedUp.status?.backup).toMatchObject({
+      lastScheduleTime: expect.any(String),
+      backups: 1,
+      lastSuccessfulBackup: { id: expect.stringMatching(/^backup-/), commits: expect.any(Number) },
+    });
+    // The backup is in the volume, complete (its manifest written last).
+    const folder = join(scratch, "backups", String(backedUp.status?.backup?.lastSuccessfulBackup?.id));
+    expect(existsSync(join(folder, "manifest.json"))).toBe(true);
+  }, 200_000);
 });

@@ -11,6 +11,7 @@ import type { KubeObject } from "../runtime/kube-client.js";
 import type { Manager } from "../runtime/manager.js";
 import { objectKey } from "../runtime/owner.js";
 import * as kinds from "../runtime/resource-kinds.js";
+import { type BackupCortex, ScheduledBackups } from "./backups.js";
 import { applianceLabel, managedBy, type OperatorImages } from "./children/shared.js";
 import { ConsistencyChecks, type RunConsistencyCheck } from "./consistency-check.js";
 import type { GpuNodeLike, RuntimeClassLike } from "./gpu.js";
@@ -51,6 +52,11 @@ export interface ApplianceControllerOptions {
   ingressController?: IngressControllerService;
   /** How an appliance's data is checked (Cortex's /admin/check), and how often. */
   consistencyCheck?: { run: RunConsistencyCheck; intervalMs: number; ignoreDeployment?: boolean };
+  /** How an appliance's Cortex is asked for backups (spec.backup's schedule decides when). */
+  backups?: {
+    cortexFor: (namespace: string, name: string) => Promise<BackupCortex>;
+    ignoreDeployment?: boolean;
+  };
 }
 
 /** What of a node matters to appliances: GPU allocatable, GPU labels, schedulability, runtime handlers. */
@@ -122,16 +128,24 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
       ? { ingressProxies: () => ingressProxiesOf(ingressController, ingressSliceCache.list()) }
       : {}),
     ...(options.ollamaUrl ? { ollamaUrl: options.ollamaUrl } : {}),
-    ...(options.consistencyCheck
-      ? {
-          consistency: new ConsistencyChecks({
-            ...options.consistencyCheck,
-            now: manager.now,
-            settled: (key) => controller.enqueue(key),
-            log: manager.log,
-          }),
-        }
-      : {}),
+    dataCare: {
+      consistency:
+        options.consistencyCheck &&
+        new ConsistencyChecks({
+          ...options.consistencyCheck,
+          now: manager.now,
+          settled: (key) => controller.enqueue(key),
+          log: manager.log,
+        }),
+      backups:
+        options.backups &&
+        new ScheduledBackups({
+          ...options.backups,
+          now: manager.now,
+          settled: (key) => controller.enqueue(key),
+          log: manager.log,
+        }),
+    },
     metrics: manager.metrics,
     now: manager.now,
     log: manager.log,

@@ -31,7 +31,7 @@ import {
   serviceUrl,
 } from "./children/shared.js";
 import { buildApplianceChildren, keepLiveStorage } from "./children.js";
-import type { ConsistencyChecks } from "./consistency-check.js";
+import { type DataCare, forgetDataCare, observeDataCare } from "./data-care.js";
 import { ExternalOpenSearchProbe, type ExternalTarget, type ProbeOutcome } from "./external-opensearch.js";
 import {
   CertManagerProbe,
@@ -86,8 +86,8 @@ export interface ApplianceReconcilerDeps {
   /** How an external OpenSearch is asked (tests give a stand-in where no cluster runs). */
   probeOpenSearch?: (target: ExternalTarget) => Promise<ProbeOutcome>;
   randomToken?: () => string;
-  /** The periodic consistency check of the appliance's data (absent: not checked, no DataConsistent condition). */
-  consistency?: ConsistencyChecks;
+  /** The consistency check and backups of the appliance's data (data-care.ts). */
+  dataCare?: DataCare;
   metrics?: OperatorMetrics;
   log: Logger;
 }
@@ -119,7 +119,7 @@ export class ApplianceReconciler {
     if (appliance === undefined || appliance.metadata.deletionTimestamp !== undefined) {
       this.deps.metrics?.setApplianceConditions(namespace, name, undefined);
       this.deps.metrics?.setApplianceConsistency(namespace, name, undefined);
-      this.deps.consistency?.forget(namespace, name);
+      forgetDataCare(this.deps.dataCare ?? {}, namespace, name);
       return undefined;
     }
     const spec = parseSpec(remramApplianceSpec, appliance.spec);
@@ -229,13 +229,13 @@ export class ApplianceReconciler {
     });
     const exposure = await observeExposure(this.deps.client, this.deps.children, ctx, this.deps.now());
     inputs.push(exposure.condition, channelsCondition(spec, tokens.versions, tokens.problems));
-    const consistency = this.deps.consistency?.observe(
-      namespace,
-      name,
-      appliance.status,
+    const createdMs = Date.parse(appliance.metadata.creationTimestamp ?? "") || this.deps.now();
+    const care = observeDataCare(
+      this.deps.dataCare ?? {},
+      { namespace, name, spec, status: appliance.status, createdMs },
       workloads.cortex.available,
     );
-    if (consistency) inputs.push(consistency.condition);
+    inputs.push(...care.conditions);
     const now = this.deps.now();
     const nowIso = new Date(Math.floor(now / 1000) * 1000).toISOString().replace(".000Z", "Z");
     const generation = appliance.metadata.generation ?? 1;
@@ -294,7 +294,7 @@ export class ApplianceReconciler {
         gateway: serviceUrl(ctx, "gateway"),
       },
       ...(exposure.status === undefined ? {} : { gateway: exposure.status }),
-      ...(consistency?.status === undefined ? {} : { consistency: consistency.status }),
+      ...care.status,
     };
     await this.writeStatus(appliance, status, previous, conditions);
     this.deps.metrics?.setApplianceConditions(namespace, name, conditions);
@@ -309,7 +309,7 @@ export class ApplianceReconciler {
       tokens.problems.length > 0 ||
       exposure.condition.status !== "True" ||
       external.condition !== undefined;
-    const nextCheckMs = consistency?.nextInMs;
+    const nextCheckMs = care.nextInMs;
     if (waiting) return { requeueAfterMs: Math.min(30_000, nextCheckMs ?? 30_000) };
     return nextCheckMs === undefined ? undefined : { requeueAfterMs: nextCheckMs };
   }

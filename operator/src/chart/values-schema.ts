@@ -274,6 +274,13 @@ export const chartValues = z
               .describe(
                 "RemramConsistencyCheckStale fires when an appliance's data has not been checked for this many hours (keep it a few consistencyCheckSeconds).",
               ),
+            backupStaleHours: z
+              .int()
+              .min(1)
+              .max(8_760)
+              .describe(
+                "RemramBackupStale fires when no backup has completed for this many hours (keep it above the backup schedule's interval).",
+              ),
           })
           .describe("The alert rules."),
         dashboards: z

@@ -84,6 +84,27 @@ describe("kubectl remram arguments", () => {
     expect(() => parseInvocation(["check", "--comment", "x"])).toThrow("--comment does not apply to check");
   });
 
+  it("parse backup (now, or list) and restore with their appliance", () => {
+    expect(parseInvocation(["backup"]).command).toEqual({ verb: "backup", list: false, output: "text" });
+    expect(parseInvocation(["backup", "list", "--appliance", "box", "-o", "json"]).command).toEqual({
+      verb: "backup",
+      list: true,
+      appliance: "box",
+      output: "json",
+    });
+    expect(() => parseInvocation(["backup", "now"])).toThrow(
+      'backup takes nothing (back up now) or "list"; got now',
+    );
+    expect(parseInvocation(["restore", "backup-20261128T033000Z-abcdef"]).command).toEqual({
+      verb: "restore",
+      backupId: "backup-20261128T033000Z-abcdef",
+    });
+    expect(() => parseInvocation(["restore"])).toThrow("restore needs the backup id");
+    expect(() => parseInvocation(["restore", "b", "-o", "json"])).toThrow(
+      "--output does not apply to restore",
+    );
+  });
+
   it("take kubectl's connection flags, which kubectl passes on to plugins, wherever they stand", () => {
     expect(
       parseInvocation(["approve", "p1", "--kubeconfig=/k/alice", "-n", "home", "--context", "box"]),

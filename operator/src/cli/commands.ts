@@ -18,6 +18,8 @@ export type Command =
   | { verb: "dream-now"; name: string }
   | { verb: "export"; userId: string; appliance?: string; output: ExportOutput }
   | { verb: "check"; appliance?: string; output: CheckOutput }
+  | { verb: "backup"; appliance?: string; output: CheckOutput; list: boolean }
+  | { verb: "restore"; backupId: string; appliance?: string }
   | { verb: "version"; clientOnly: boolean }
   | { verb: "completion"; shell: Shell }
   | { verb: "help"; topic?: Verb }
@@ -75,6 +77,8 @@ const verbFlags: Partial<Record<Verb, readonly (keyof typeof options)[]>> = {
   version: ["client"],
   export: ["appliance", "output"],
   check: ["appliance", "output"],
+  backup: ["appliance", "output"],
+  restore: ["appliance"],
 };
 const commonFlags: readonly (keyof typeof options)[] = ["namespace", "kubeconfig", "context", "help"];
 
@@ -190,6 +194,26 @@ function commandOf(
         output: output as CheckOutput,
         ...(values.appliance !== undefined ? { appliance: values.appliance } : {}),
       };
+    }
+    case "backup": {
+      const [sub] = arity(0, 1, "word list");
+      if (sub !== undefined && sub !== "list")
+        throw new UsageError(`backup takes nothing (back up now) or "list"; got ${sub}`, verb);
+      const output = values.output ?? "text";
+      if (!(checkOutputs as readonly string[]).includes(output))
+        throw new UsageError(`-o takes ${checkOutputs.join(" or ")}, not "${output}"`, verb);
+      if (values.appliance === "") throw new UsageError("--appliance needs a value", verb);
+      return {
+        verb,
+        list: sub === "list",
+        output: output as CheckOutput,
+        ...(values.appliance !== undefined ? { appliance: values.appliance } : {}),
+      };
+    }
+    case "restore": {
+      const [backupId] = arity(1, 1, "backup id (kubectl remram backup list shows them)") as [string];
+      if (values.appliance === "") throw new UsageError("--appliance needs a value", verb);
+      return { verb, backupId, ...(values.appliance !== undefined ? { appliance: values.appliance } : {}) };
     }
     case "version":
       arity(0, 0, "");

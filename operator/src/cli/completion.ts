@@ -61,12 +61,13 @@ const flagCandidates = (verb: Verb | undefined): Candidate[] => [
   { value: "--help", description: "help" },
   ...(verb === "approve" || verb === "deny" ? [{ value: "--comment", description: "why" }] : []),
   ...(verb === "version" ? [{ value: "--client", description: "only the plugin's version" }] : []),
-  ...(verb === "export" || verb === "check"
+  ...(verb === "export" || verb === "check" || verb === "backup"
     ? [
         { value: "--appliance", description: "the RemramAppliance" },
         { value: "--output", description: verb === "export" ? "markdown or json" : "text or json" },
       ]
     : []),
+  ...(verb === "restore" ? [{ value: "--appliance", description: "the RemramAppliance" }] : []),
 ];
 
 function sourceForValue(flag: ValueFlag, verb: string | undefined): CompletionSource {
@@ -75,7 +76,7 @@ function sourceForValue(flag: ValueFlag, verb: string | undefined): CompletionSo
   if (flag === "kubeconfig") return { kind: "files" };
   if (flag === "appliance") return { kind: "names", resource: "remramappliances", pendingOnly: false };
   if (flag === "output") {
-    const formats = verb === "check" ? checkOutputs : exportOutputs;
+    const formats = verb === "check" || verb === "backup" ? checkOutputs : exportOutputs;
     return { kind: "words", candidates: formats.map((value) => ({ value })) };
   }
   return { kind: "nothing" };
@@ -143,6 +144,8 @@ function positionalSource(positionals: readonly string[]): CompletionSource {
       return words(["now"], () => "ask for a dream cycle now");
     case "dream now":
       return names("dreamschedules");
+    case "backup":
+      return words(["list"], () => "the backups in the appliance's backup volume");
     case "completion":
       return words(["bash", "zsh"]);
     case "help":

@@ -52,6 +52,8 @@ export function grantHint(command: Pick<Command, "verb">, namespace: string, use
       return `Asking for a dream takes get and patch on dreamschedules in ${namespace}, which no ClusterRole of the chart grants to people. A namespace admin can grant it:\n  kubectl create role remram-dreamer --verb=get,patch --resource=dreamschedules.remram.io -n ${namespace}\n  kubectl create rolebinding remram-dreamer ${subjectFlag(who)} --role=remram-dreamer -n ${namespace}`;
     case "export":
     case "check":
+    case "backup":
+    case "restore":
       return `kubectl remram ${command.verb} reads Cortex's admin credential and forwards a port to the Cortex pod: get on secrets, list on pods and create on pods/portforward in ${namespace}. Kubernetes' admin ClusterRole has them; a cluster admin can bind it:
   kubectl create rolebinding remram-admin-${bindingName(who).replace(`${approverRole}-`, "")} --clusterrole=admin ${subjectFlag(who)} -n ${namespace}`;
     default:

@@ -11,6 +11,8 @@ export const verbs = [
   "dream",
   "export",
   "check",
+  "backup",
+  "restore",
   "version",
   "completion",
   "help",
@@ -90,6 +92,32 @@ pods/portforward in the namespace.
 
       --appliance NAME the RemramAppliance (default: the only one in the namespace)
   -o, --output FMT     text (default) or json (Cortex's whole report)`,
+  },
+  backup: {
+    synopsis: "backup [list] [--appliance NAME] [-o text|json]",
+    summary: "back up the appliance's memory now, or list its backups",
+    details: `Without "list": asks the appliance's Cortex for a backup now (what spec.backup's schedule does) and waits
+for it: every index, the artifact repository and the archive, into the volume named in spec.backup.volume.
+"list" shows the backups there (newest first), one running with its progress, and the last failure.
+
+Runs as Cortex's admin caller, like check: get on the Secret APPLIANCE-cortex-admin, list on pods and create on
+pods/portforward in the namespace.
+
+      --appliance NAME the RemramAppliance (default: the only one in the namespace)
+  -o, --output FMT     text (default) or json`,
+  },
+  restore: {
+    synopsis: "restore BACKUP [--appliance NAME]",
+    summary: "restore a backup onto a fresh appliance that holds nothing yet",
+    details: `Restores a backup from spec.backup.volume onto the appliance's Cortex and waits for it: every file is
+checked against its digest first, then the indices, the repository and the archive come back as they were, and
+erasures recorded after the backup are replayed, so an erased person's data does not return. Cortex refuses
+when it already holds data (restore onto a new appliance, in a new namespace or cluster, that mounts the same
+backup volume).
+
+Runs as Cortex's admin caller, like check.
+
+      --appliance NAME the RemramAppliance (default: the only one in the namespace)`,
   },
   version: {
     synopsis: "version [--client]",

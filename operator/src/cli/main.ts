@@ -3,8 +3,9 @@
  * wrong. Approvals go through the /status subresource, where the admission policy checks them.
  */
 
-import { consistencyReport } from "@remram/contract";
+import { backupStarted, backupsResponse, consistencyReport, restoreStatus } from "@remram/contract";
 import { dreamRequestAnnotation } from "../dream-schedule/request-annotation.js";
+import { formatBackupDone, formatBackupList, formatRestoreDone } from "./backup.js";
 import { findingsExitCode, formatConsistencyReport } from "./check.js";
 import {
   type Access,
@@ -154,6 +155,80 @@ async function checkAppliance(
   };
 }
 
+/** Ask Cortex (through the admin channel) and parse its answer with the contract's schema. */
+async function askCortex<T>(
+  command: Command,
+  cluster: Cluster,
+  appliance: string,
+  method: "GET" | "POST",
+  path: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: Error } },
+  body?: unknown,
+): Promise<T> {
+  const answer = await callCortexAsAdmin(command, cluster, appliance, method, path, body);
+  if (answer.status >= 300)
+    throw new CliError(`Cortex of ${appliance} answered ${answer.status}: ${answer.body}`);
+  const parsed = schema.safeParse(JSON.parse(answer.body));
+  if (!parsed.success)
+    throw new CliError(`Cortex of ${appliance} sent an unexpected answer: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `backup list`, or a backup now, waited for (a household's backup takes seconds to minutes). */
+async function backupAppliance(
+  command: Extract<Command, { verb: "backup" }>,
+  cluster: Cluster,
+): Promise<string> {
+  const appliance = await applianceName(cluster, command.appliance);
+  const list = () => askCortex(command, cluster, appliance, "GET", "/admin/backups", backupsResponse);
+  if (command.list) {
+    const listing = await list();
+    return command.output === "json"
+      ? JSON.stringify(listing, null, 2)
+      : formatBackupList(appliance, listing);
+  }
+  const started = Date.now();
+  const { id } = await askCortex(command, cluster, appliance, "POST", "/admin/backups", backupStarted);
+  for (;;) {
+    await pause(2_000);
+    const listing = await list();
+    if (listing.running?.id === id) continue;
+    const done = listing.backups.find((backup) => backup.id === id);
+    if (done !== undefined)
+      return command.output === "json"
+        ? JSON.stringify(done, null, 2)
+        : formatBackupDone(appliance, done, (Date.now() - started) / 1000);
+    const failed =
+      listing.lastFailure?.id === id ? listing.lastFailure.error : "it is not in the backup volume";
+    throw new CliError(`backup ${id} of ${appliance} failed: ${failed}`);
+  }
+}
+
+async function restoreAppliance(
+  command: Extract<Command, { verb: "restore" }>,
+  cluster: Cluster,
+): Promise<string> {
+  const appliance = await applianceName(cluster, command.appliance);
+  const { id } = await askCortex(command, cluster, appliance, "POST", "/admin/restore", backupStarted, {
+    backupId: command.backupId,
+  });
+  for (;;) {
+    await pause(2_000);
+    const status = await askCortex(command, cluster, appliance, "GET", "/admin/restore", restoreStatus);
+    if (status.running !== undefined) continue;
+    if (
+      status.last?.backupId === id &&
+      (status.lastFailure === undefined || status.last.restoredAt > status.lastFailure.failedAt)
+    )
+      return formatRestoreDone(appliance, status.last);
+    throw new CliError(
+      `restore of ${id} onto ${appliance} failed: ${status.lastFailure?.error ?? "no report"}`,
+    );
+  }
+}
+
 /** What a command prints, and its exit status when that is not 0. */
 interface Outcome {
   text: string;
@@ -196,6 +271,10 @@ async function execute(command: Command, cluster: Cluster): Promise<string | Out
       return exportPerson(command, cluster);
     case "check":
       return checkAppliance(command, cluster);
+    case "backup":
+      return backupAppliance(command, cluster);
+    case "restore":
+      return restoreAppliance(command, cluster);
     case "version": {
       const [kubernetes, operators] = await Promise.all([
         kubernetesVersion(client),

@@ -1,12 +1,16 @@
 /**
  * The operator's typed client for the Cortex endpoints it calls: /dimensions, /dream, /proposals, /promote,
- * /admin/check.
+ * /admin/check, /admin/backups and /admin/restore.
  * Requests and responses are Cortex's own schemas (@remram/contract): a request the contract no longer takes
  * fails the operator's build, and an answer is parsed so a drift at run time fails loudly here instead of writing
  * nonsense into status. Errors say whether Cortex was unreachable (retry with backoff) or refused the request (a
  * real answer, e.g. 409 for a stale base).
  */
 import {
+  type BackupStarted,
+  type BackupsResponse,
+  backupStarted,
+  backupsResponse,
   type ConsistencyReport,
   consistencyReport,
   type DenyRequestInput,
@@ -18,6 +22,8 @@ import {
   promoteResponse,
   proposalSchema,
   putDimensionsResponse,
+  type RestoreStatus,
+  restoreStatus,
   routes,
 } from "@remram/contract";
 import { z } from "zod";
@@ -136,6 +142,24 @@ export class CortexClient {
   /** Cortex reads every store whole; on a large household that takes a while. */
   checkConsistency(): Promise<ConsistencyReport> {
     return this.call("POST", routes.consistencyCheck.url, undefined, consistencyReport, 600_000);
+  }
+
+  /** Starts a backup in the background (409 when one runs or Cortex has no destination). */
+  startBackup(): Promise<BackupStarted> {
+    return this.call("POST", routes.backupCreate.url, undefined, backupStarted);
+  }
+
+  backups(): Promise<BackupsResponse> {
+    return this.call("GET", routes.backupList.url, undefined, backupsResponse);
+  }
+
+  /** Starts a restore onto this (empty) Cortex (404 unknown backup, 409 Cortex holds data). */
+  startRestore(backupId: string): Promise<BackupStarted> {
+    return this.call("POST", routes.restoreStart.url, { backupId }, backupStarted);
+  }
+
+  restoreStatus(): Promise<RestoreStatus> {
+    return this.call("GET", routes.restoreStatus.url, undefined, restoreStatus);
   }
 
   private async call<T extends z.ZodType>(

@@ -5,6 +5,7 @@ import {
   ageColumn,
   conditions,
   dnsLabel,
+  dnsSubdomain,
   imageRef,
   type KindDefinition,
   listMap,
@@ -15,6 +16,7 @@ import {
   timestamp,
   withCel,
 } from "./common.js";
+import { cronPattern, timeZonePattern } from "./dream-schedule.js";
 import { escalationSpec } from "./escalation.js";
 import {
   channelsNeedMembers,
@@ -303,6 +305,36 @@ const workspaceSpec = z
   })
   .strict();
 
+/** Backups of Cortex's data (every index, the artifact repository, the archive) into a volume the user provides. */
+const backupSpec = z
+  .object({
+    volume: z
+      .object({
+        claimName: dnsSubdomain.describe(
+          "A PersistentVolumeClaim in the appliance's namespace: a USB disk or a NAS share (NFS, SMB) bound to a PersistentVolume. Cortex writes one folder per backup into it.",
+        ),
+      })
+      .strict(),
+    schedule: withCel(
+      z
+        .string()
+        .min(1)
+        .max(128)
+        .default("30 3 * * *")
+        .describe("When to back up: cron (five fields) or a macro such as @daily."),
+      {
+        rule: `self.matches('${cronPattern}')`,
+        message: "schedule must be a five-field cron expression or a macro such as @daily",
+      },
+    ),
+    timeZone: withCel(
+      z.string().min(1).max(64).default("UTC").describe("IANA time zone the schedule is read in."),
+      { rule: `self.matches('${timeZonePattern}')`, message: "timeZone must be an IANA time zone name" },
+    ),
+    keep: z.int().min(1).max(1000).default(7).describe("Complete backups kept; older ones are removed."),
+  })
+  .strict();
+
 /**
  * A household member's id. OpenClaw writes it into the member's direct-session keys in place of the linked channel
  * peer (session.identityLinks) and the hooks plugin hands it to Cortex as the user id. Lowercase, because OpenClaw
@@ -436,6 +468,11 @@ export const remramApplianceSpec = withCel(
         .prefault({})
         .describe(
           "Escalation to a cloud model: which one, with its key, and the policy the hooks plugin decides by. Without a cloud model every turn stays on the box.",
+        ),
+      backup: backupSpec
+        .optional()
+        .describe(
+          "Scheduled backups (`kubectl remram backup` takes one now). Without it nothing is backed up.",
         ),
       household: householdSpec
         .optional()
@@ -572,6 +609,35 @@ export const remramApplianceStatus = z
       .describe(
         "The last consistency check of Cortex's stores (archive hashes, vectors, chunks, proposals, git fsck); `kubectl remram check` runs one now.",
       ),
+    backup: z
+      .object({
+        lastScheduleTime: timestamp.optional().describe("When the operator last started a scheduled backup."),
+        lastSuccessfulBackup: z
+          .object({
+            id: z.string().max(64),
+            completedAt: timestamp,
+            bytes: z.int().min(0),
+            knowledgeObjects: z.int().min(0),
+            archivedDocuments: z.int().min(0),
+            commits: z.int().min(0),
+          })
+          .strict()
+          .optional(),
+        backups: z.int().min(0).describe("Complete backups in the destination."),
+        running: z
+          .object({ id: z.string().max(64), phase: z.string().max(32), documentsDone: z.int().min(0) })
+          .strict()
+          .optional(),
+        lastFailure: z
+          .object({ time: timestamp, message: z.string().max(1024) })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Backups of Cortex's data into spec.backup.volume; `kubectl remram backup list` shows them all.",
+      ),
   })
   .strict();
 
@@ -634,6 +700,11 @@ export const ApplianceReason = {
   FindingsReported: "FindingsReported",
   NotCheckedYet: "NotCheckedYet",
   CheckFailed: "CheckFailed",
+  // BackedUp (never blocks Ready)
+  BackupSucceeded: "BackupSucceeded",
+  BackupFailed: "BackupFailed",
+  NoBackupYet: "NoBackupYet",
+  BackupsNotConfigured: "BackupsNotConfigured",
   // Progressing, Degraded
   Steady: "Steady",
   PersistentFailure: "PersistentFailure",

@@ -88,3 +88,42 @@ describe("the appliance's children", () => {
     expect(JSON.stringify(embedded)).not.toMatch(/opensearch-ca|OPENSEARCH_CA|opensearch-secrets-version/);
   });
 });
+
+describe("Cortex's backup volume", () => {
+  type PodSpec = {
+    containers: {
+      env: { name: string; value: string }[];
+      volumeMounts: { name: string; mountPath: string }[];
+    }[];
+    volumes: { name: string; persistentVolumeClaim?: { claimName: string } }[];
+  };
+  const podOf = (spec: Record<string, unknown>) => {
+    const children = buildApplianceChildren(context(spec));
+    const cortex = children.find(
+      (child) => child.kind === "Deployment" && child.metadata.name === "box-cortex",
+    ) as { spec: { template: { spec: PodSpec } } } | undefined;
+    if (cortex === undefined) throw new Error("no Cortex Deployment");
+    return { pod: cortex.spec.template.spec, children };
+  };
+
+  it("mounts the user's claim and tells Cortex where it is and how many backups to keep", () => {
+    const { pod, children } = podOf({ backup: { volume: { claimName: "usb-disk" }, keep: 3 } });
+    const env = Object.fromEntries((pod.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    expect(env).toMatchObject({ CORTEX_BACKUP_DIR: "/var/lib/remram/backups", CORTEX_BACKUP_KEEP: "3" });
+    expect(pod.containers[0]?.volumeMounts).toContainEqual({
+      name: "backups",
+      mountPath: "/var/lib/remram/backups",
+    });
+    expect(pod.volumes).toContainEqual({ name: "backups", persistentVolumeClaim: { claimName: "usb-disk" } });
+    // The claim is the user's: the appliance creates and owns no claim of that name.
+    expect(
+      children.filter((child) => child.kind === "PersistentVolumeClaim").map((c) => c.metadata.name),
+    ).not.toContain("usb-disk");
+  });
+
+  it("has no backup folder without spec.backup", () => {
+    const { pod } = podOf({});
+    expect((pod.containers[0]?.env ?? []).map((e) => e.name)).not.toContain("CORTEX_BACKUP_DIR");
+    expect(pod.volumes.map((volume) => volume.name)).not.toContain("backups");
+  });
+});

@@ -62,6 +62,8 @@ export const cortexRepoDir = `${cortexDataDir}/repo`;
 export const cortexArchiveDir = `${cortexDataDir}/archive`;
 /** Cortex writes artifacts under `artifacts/` of its repository (maturationPlugin's default artifactsDir). */
 export const cortexArtifactsSubPath = "cortex/repo/artifacts";
+/** Where spec.backup.volume is mounted: Cortex writes one folder per backup into it (CORTEX_BACKUP_DIR). */
+export const cortexBackupDir = "/var/lib/remram/backups";
 /** HOME for Cortex's git (it reads ~/.gitconfig; the image's user has no home on the read-only root). */
 export const cortexHomeDir = "/home/cortex";
 
@@ -70,6 +72,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
   const workspace = ctx.spec.workspace;
   const credentials = ctx.spec.opensearch.external?.credentialsSecretRef;
   const ca = ctx.spec.opensearch.external?.caSecretRef;
+  const backup = ctx.spec.backup;
   const env = [
     { name: "CORTEX_PORT", value: String(ports.cortex) },
     { name: "CORTEX_CREDENTIALS_DIR", value: cortexCredentialsDir },
@@ -85,6 +88,12 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
     { name: "REMRAM_REFLECTION_MODEL", value: models.reflection },
     { name: "REMRAM_WORKSPACE_DIR", value: cortexRepoDir },
     { name: "CORTEX_ARCHIVE_DIR", value: cortexArchiveDir },
+    ...(backup
+      ? [
+          { name: "CORTEX_BACKUP_DIR", value: cortexBackupDir },
+          { name: "CORTEX_BACKUP_KEEP", value: String(backup.keep) },
+        ]
+      : []),
     { name: "HOME", value: cortexHomeDir },
     { name: "TMPDIR", value: "/tmp" },
     { name: "REMRAM_TOP_K", value: String(ctx.spec.cortex.retrieval.topK) },
@@ -147,6 +156,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
                 { name: "workspace", mountPath: cortexDataDir, subPath: "cortex" },
                 { name: "home", mountPath: cortexHomeDir },
                 { name: "tmp", mountPath: "/tmp" },
+                ...(backup ? [{ name: "backups", mountPath: cortexBackupDir }] : []),
               ],
             },
           ],
@@ -175,6 +185,10 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
             { name: "workspace", persistentVolumeClaim: { claimName: childName(ctx.name, "workspace") } },
             { name: "home", emptyDir: {} },
             { name: "tmp", emptyDir: {} },
+            // The user's claim (a USB disk, a NAS share): referenced, never created or owned by the appliance.
+            ...(backup
+              ? [{ name: "backups", persistentVolumeClaim: { claimName: backup.volume.claimName } }]
+              : []),
           ],
         },
       },

@@ -1,0 +1,184 @@
+import type { BackupSummary, BackupsResponse } from "@remram/contract";
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { type BackupSpec, backupRetryMs, ScheduledBackups } from "./backups.js";
+
+const spec: BackupSpec = {
+  volume: { claimName: "usb-disk" },
+  schedule: "30 3 * * *",
+  timeZone: "UTC",
+  keep: 7,
+};
+const created = Date.parse("2026-11-27T12:00:00Z");
+
+function summary(id: string, completedAt: string): BackupSummary {
+  return {
+    id,
+    takenAt: completedAt,
+    completedAt,
+    bytes: 4096,
+    counts: { knowledge: 40, archivedDocuments: 3, commits: 5 },
+    embedding: { model: "all-minilm", dimensions: 384 },
+  };
+}
+
+/**
+ * The schedule with a clock the test moves and a Cortex whose backups it plays: `polls` listings show the backup
+ * running, then it is complete (or failed). Sleeping between polls costs nothing.
+ */
+function harness() {
+  let now = Date.parse("2026-11-28T02:00:00Z");
+  const backups: BackupSummary[] = [];
+  let running: BackupsResponse["running"];
+  let lastFailure: BackupsResponse["lastFailure"];
+  let polls = 0;
+  let fail: string | undefined;
+  const started: string[] = [];
+  const settled: string[] = [];
+  let pending: Promise<void> = Promise.resolve();
+  const schedule = new ScheduledBackups({
+    cortexFor: async () => ({
+      startBackup: async () => {
+        const id = `backup-${new Date(now).toISOString().replace(/[-:]/g, "").slice(0, 15)}Z-abcdef`;
+        started.push(id);
+        running = { id, startedAt: new Date(now).toISOString(), phase: "indices", documentsDone: 0 };
+        polls = 2;
+        return { id, startedAt: running.startedAt };
+      },
+      backups: async () => {
+        if (running !== undefined && polls-- <= 0) {
+          if (fail === undefined) backups.unshift(summary(running.id, new Date(now).toISOString()));
+          else lastFailure = { id: running.id, failedAt: new Date(now).toISOString(), error: fail };
+          running = undefined;
+        }
+        return {
+          configured: true,
+          ...(running ? { running } : {}),
+          ...(lastFailure ? { lastFailure } : {}),
+          backups: [...backups],
+        };
+      },
+    }),
+    now: () => now,
+    sleep: async () => undefined,
+    settled: (key) => settled.push(key),
+    log: pino({ level: "silent" }),
+  });
+  const settle = async () => {
+    for (let i = 0; i < 50; i++) await pending.then(() => new Promise((resolve) => setImmediate(resolve)));
+  };
+  return {
+    schedule,
+    started,
+    settled,
+    failNext: (error: string) => {
+      fail = error;
+    },
+    succeedNext: () => {
+      fail = undefined;
+    },
+    kubectlBackup: (id: string) => {
+      running = { id, startedAt: new Date(now).toISOString(), phase: "archive", documentsDone: 10 };
+      polls = 1;
+    },
+    at: (iso: string) => {
+      now = Date.parse(iso);
+    },
+    settle,
+    keep: (promise: Promise<void>) => {
+      pending = promise;
+    },
+  };
+}
+
+describe("scheduled backups", () => {
+  it("say the household is not backed up without spec.backup", () => {
+    const { schedule } = harness();
+    expect(schedule.observe("home", "box", undefined, undefined, true, created)).toEqual({
+      condition: expect.objectContaining({
+        type: "BackedUp",
+        status: "False",
+        reason: "BackupsNotConfigured",
+      }),
+    });
+  });
+
+  it("wait for the first slot, back up then, and report the newest backup", async () => {
+    const h = harness();
+    const first = h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    expect(h.started).toEqual([]);
+    expect(first.condition).toMatchObject({ status: "Unknown", reason: "NoBackupYet" });
+    // Before the slot nothing starts; the next reconcile is at the slot (03:30) at the latest.
+    const waiting = h.schedule.observe("home", "box", spec, undefined, true, created);
+    expect(waiting.nextInMs).toBeLessThanOrEqual(90 * 60_000);
+
+    h.at("2026-11-28T03:30:00Z");
+    const due = h.schedule.observe("home", "box", spec, undefined, true, created);
+    expect(due.nextInMs).toBeUndefined();
+    await h.settle();
+    expect(h.started).toHaveLength(1);
+    expect(h.settled.length).toBeGreaterThanOrEqual(2);
+    const done = h.schedule.observe("home", "box", spec, undefined, true, created);
+    expect(done.status).toMatchObject({
+      lastScheduleTime: "2026-11-28T03:30:00Z",
+      backups: 1,
+      lastSuccessfulBackup: { knowledgeObjects: 40, archivedDocuments: 3, commits: 5, bytes: 4096 },
+    });
+    expect(done.condition).toMatchObject({ status: "True", reason: "BackupSucceeded" });
+    // Nothing more until tomorrow's slot.
+    h.at("2026-11-28T09:00:00Z");
+    h.schedule.observe("home", "box", spec, done.status && { backup: done.status }, true, created);
+    await h.settle();
+    expect(h.started).toHaveLength(1);
+  });
+
+  it("report a failed backup and try again half an hour later, before the next slot", async () => {
+    const h = harness();
+    h.at("2026-11-28T03:31:00Z");
+    h.failNext("the backup volume is full (ENOSPC)");
+    h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    const failed = h.schedule.observe("home", "box", spec, undefined, true, created);
+    expect(failed.condition).toMatchObject({ status: "False", reason: "BackupFailed" });
+    expect(failed.condition.message).toContain("ENOSPC");
+    expect(failed.nextInMs).toBeLessThanOrEqual(backupRetryMs);
+    h.succeedNext();
+    h.at(new Date(Date.parse("2026-11-28T03:31:00Z") + backupRetryMs).toISOString());
+    h.schedule.observe("home", "box", spec, failed.status && { backup: failed.status }, true, created);
+    await h.settle();
+    expect(h.started).toHaveLength(2);
+    const recovered = h.schedule.observe(
+      "home",
+      "box",
+      spec,
+      failed.status && { backup: failed.status },
+      true,
+      created,
+    );
+    expect(recovered.condition).toMatchObject({ status: "True", reason: "BackupSucceeded" });
+  });
+
+  it("after a restart, take the last slot from status and start nothing early; wait while Cortex is down", async () => {
+    const h = harness();
+    h.at("2026-11-28T09:00:00Z");
+    const previous = { lastScheduleTime: "2026-11-28T03:30:00Z", backups: 3 };
+    h.schedule.observe("home", "box", spec, { backup: previous }, false, created);
+    await h.settle();
+    expect(h.started).toEqual([]);
+    h.schedule.observe("home", "box", spec, { backup: previous }, true, created);
+    await h.settle();
+    expect(h.started).toEqual([]);
+  });
+
+  it("follow a backup `kubectl remram backup` started instead of starting a second one", async () => {
+    const h = harness();
+    h.at("2026-11-28T03:30:00Z");
+    h.kubectlBackup("backup-20261128T032900Z-123456");
+    h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    expect(h.started).toEqual([]);
+    const done = h.schedule.observe("home", "box", spec, undefined, true, created);
+    expect(done.status?.lastSuccessfulBackup?.id).toBe("backup-20261128T032900Z-123456");
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * What the operator does for an appliance's data besides running it: the periodic consistency check and the
+ * scheduled backups. Both run in the background and report through status and a condition each; this gathers
+ * them for the reconciler, which requeues at the sooner of their next times.
+ */
+import type { RemramApplianceSpec, RemramApplianceStatus } from "../api/v1alpha1/remram-appliance.js";
+import type { ConditionInput } from "../runtime/conditions.js";
+import type { ScheduledBackups } from "./backups.js";
+import type { ConsistencyChecks } from "./consistency-check.js";
+
+export interface DataCare {
+  /** The periodic consistency check (absent: not checked, no DataConsistent condition). */
+  consistency?: ConsistencyChecks | undefined;
+  /** Scheduled backups (absent: no BackedUp condition). */
+  backups?: ScheduledBackups | undefined;
+}
+
+export interface DataCareObservation {
+  conditions: ConditionInput[];
+  status: Pick<RemramApplianceStatus, "consistency" | "backup">;
+  nextInMs?: number;
+}
+
+export function observeDataCare(
+  care: DataCare,
+  appliance: {
+    namespace: string;
+    name: string;
+    spec: RemramApplianceSpec;
+    status: RemramApplianceStatus | undefined;
+    createdMs: number;
+  },
+  cortexAvailable: boolean,
+): DataCareObservation {
+  const { namespace, name, spec, status } = appliance;
+  const consistency = care.consistency?.observe(namespace, name, status, cortexAvailable);
+  const backups = care.backups?.observe(
+    namespace,
+    name,
+    spec.backup,
+    status,
+    cortexAvailable,
+    appliance.createdMs,
+  );
+  const times = [consistency?.nextInMs, backups?.nextInMs].filter((ms): ms is number => ms !== undefined);
+  return {
+    conditions: [consistency?.condition, backups?.condition].filter(
+      (c): c is ConditionInput => c !== undefined,
+    ),
+    status: {
+      ...(consistency?.status === undefined ? {} : { consistency: consistency.status }),
+      ...(backups?.status === undefined ? {} : { backup: backups.status }),
+    },
+    ...(times.length > 0 ? { nextInMs: Math.min(...times) } : {}),
+  };
+}
+
+export function forgetDataCare(care: DataCare, namespace: string, name: string): void {
+  care.consistency?.forget(namespace, name);
+  care.backups?.forget(namespace, name);
+}
