@@ -28,6 +28,7 @@ import {
   upgradeOperator,
   writeMeasured,
 } from "./real-appliance.js";
+import { describeBackup } from "./real-appliance-backup.js";
 import { describeConversation, knownFact, knownFactQuestion, recall } from "./real-appliance-conversation.js";
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
 import { describeExport } from "./real-appliance-export.js";
@@ -122,6 +123,7 @@ describe("an appliance applied with kubectl, reconciled by the in-cluster operat
 describeConversation();
 describeDreamApproval();
 describeExport();
+describeBackup();
 
 describe("the appliance through `helm upgrade`", () => {
   it("keeps running, and keeps its data, through `helm upgrade` to another operator image", async () => {

@@ -33,6 +33,7 @@ function harness() {
   let lastFailure: BackupsResponse["lastFailure"];
   let polls = 0;
   let fail: string | undefined;
+  let configured = true;
   const started: string[] = [];
   const settled: string[] = [];
   let pending: Promise<void> = Promise.resolve();
@@ -52,7 +53,7 @@ function harness() {
           running = undefined;
         }
         return {
-          configured: true,
+          configured,
           ...(running ? { running } : {}),
           ...(lastFailure ? { lastFailure } : {}),
           backups: [...backups],
@@ -76,6 +77,9 @@ function harness() {
     },
     succeedNext: () => {
       fail = undefined;
+    },
+    unconfigured: (value: boolean) => {
+      configured = !value;
     },
     kubectlBackup: (id: string) => {
       running = { id, startedAt: new Date(now).toISOString(), phase: "archive", documentsDone: 10 };
@@ -169,6 +173,24 @@ describe("scheduled backups", () => {
     h.schedule.observe("home", "box", spec, { backup: previous }, true, created);
     await h.settle();
     expect(h.started).toEqual([]);
+  });
+
+  it("wait without a failure while Cortex has not mounted the backup volume yet (spec.backup just set)", async () => {
+    const h = harness();
+    h.at("2026-11-28T03:30:00Z");
+    h.unconfigured(true);
+    const first = h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    expect(h.started).toEqual([]);
+    const waiting = h.schedule.observe("home", "box", spec, undefined, true, created);
+    expect(waiting.condition).toMatchObject({ status: "Unknown", reason: "NoBackupYet" });
+    expect(waiting.nextInMs).toBe(15_000);
+    expect(first.condition.reason).not.toBe("BackupFailed");
+    h.unconfigured(false);
+    h.at("2026-11-28T03:30:15Z");
+    h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    expect(h.started).toHaveLength(1);
   });
 
   it("follow a backup `kubectl remram backup` started instead of starting a second one", async () => {

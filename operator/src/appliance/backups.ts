@@ -33,6 +33,8 @@ export const backupPollMs = 5_000;
 export const backupRetryMs = 30 * 60_000;
 /** The listing is read again this often, so a backup taken with `kubectl remram backup` shows in status. */
 export const listingRefreshMs = 10 * 60_000;
+/** A due slot finds Cortex without its backup volume (spec.backup just set, the pod rolling): asked again this soon. */
+const notConfiguredRetryMs = 15_000;
 
 export interface BackupObservation {
   condition: ConditionInput;
@@ -50,6 +52,7 @@ interface BackupState {
   listedAtMs?: number;
   progress?: BackupsResponse["running"];
   failure?: { time: string; message: string };
+  /** A slot that could not run yet (failed, or Cortex without its volume) runs then. */
   retryAtMs?: number;
 }
 
@@ -209,9 +212,17 @@ export class ScheduledBackups {
       const cortex = await this.options.cortexFor(namespace, name);
       let id: string | undefined;
       if (slotMs !== undefined) {
+        const first = await cortex.backups();
+        if (!first.configured) {
+          // Cortex has not rolled onto spec.backup's volume yet: the slot waits for the new pod, no failure.
+          state.listing = first;
+          state.listedAtMs = this.options.now();
+          state.retryAtMs = this.options.now() + notConfiguredRetryMs;
+          return;
+        }
         state.lastScheduleMs = slotMs;
         // One taken with `kubectl remram backup` is running: this slot follows it instead of starting another.
-        const running = (await cortex.backups()).running;
+        const running = first.running;
         id = running?.id ?? (await cortex.startBackup()).id;
         this.options.log.info(
           { key, backupId: id },
