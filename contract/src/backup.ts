@@ -57,8 +57,10 @@ export const backupsResponse = z.object({
   configured: z.boolean(),
   running: runProgress.optional(),
   lastFailure: runFailure.optional(),
-  /** Complete backups in the destination, newest first. */
+  /** Complete backups in the destination, newest first (empty when it could not be listed). */
   backups: z.array(backupSummary),
+  /** Why the destination could not be listed (unreachable, credentials refused). */
+  destinationError: z.string().optional(),
 });
 export type BackupsResponse = z.output<typeof backupsResponse>;
 

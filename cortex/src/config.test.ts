@@ -64,6 +64,43 @@ describe("configuration", () => {
     ).toThrowError("OpenSearch credentials in /none: ENOENT");
   });
 
+  it("reads an S3 backup bucket with its key from the mounted Secret, and refuses two destinations at once", () => {
+    const files: Record<string, string> = {
+      "/run/s3/access-key-id": "AKIAREMRAM\n",
+      "/run/s3/secret-access-key": "backup-secret\n",
+    };
+    const env = {
+      CORTEX_OPENSEARCH_URL: "http://os:9200",
+      CORTEX_GATEWAY_TOKEN: token,
+      CORTEX_BACKUP_S3_ENDPOINT: "https://nas.lan:9000",
+      CORTEX_BACKUP_S3_BUCKET: "household",
+      CORTEX_BACKUP_S3_PREFIX: "remram/moltbox",
+      CORTEX_BACKUP_S3_CREDENTIALS_DIR: "/run/s3",
+    };
+    const read = (path: string) => {
+      const content = files[path];
+      if (content === undefined) throw new Error(`ENOENT: ${path}`);
+      return content;
+    };
+    expect(loadConfig(env, read).backupS3).toEqual({
+      endpoint: "https://nas.lan:9000",
+      bucket: "household",
+      prefix: "remram/moltbox",
+      region: "us-east-1",
+      accessKeyId: "AKIAREMRAM",
+      secretAccessKey: "backup-secret",
+    });
+    expect(() => loadConfig({ ...env, CORTEX_BACKUP_DIR: "/backups" }, read)).toThrowError(
+      /CORTEX_BACKUP_DIR and CORTEX_BACKUP_S3_ENDPOINT name two backup destinations/,
+    );
+    expect(() => loadConfig({ ...env, CORTEX_BACKUP_S3_CREDENTIALS_DIR: "/none" }, read)).toThrowError(
+      "S3 backup credentials in CORTEX_BACKUP_S3_CREDENTIALS_DIR (/none): ENOENT: /none/access-key-id",
+    );
+    expect(() => loadConfig({ ...env, CORTEX_BACKUP_S3_PREFIX: "/leading" }, read)).toThrowError(
+      /no leading/,
+    );
+  });
+
   it("reads one credential per caller from the credentials folder, trimmed, ignoring the variables", () => {
     const files: Record<string, string> = {
       "/run/creds/gateway": `${token}\n`,

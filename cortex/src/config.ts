@@ -95,10 +95,34 @@ export const cortexConfig = z
     backupDir: z.string().min(1).optional(),
     /** Complete backups kept; each successful backup removes older ones beyond this. */
     backupKeep: z.coerce.number().int().min(1).max(1_000).default(7),
+    /** Or an S3-compatible bucket (a NAS's S3 service, a cloud bucket): its endpoint, bucket and folder. */
+    backupS3: z
+      .object({
+        endpoint: z.url(),
+        bucket: z.string().min(3).max(63),
+        prefix: z
+          .string()
+          .max(256)
+          .regex(
+            /^(?:[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*)?$/,
+            "a folder such as remram/moltbox, no leading or trailing /",
+          )
+          .default(""),
+        region: z.string().min(1).max(64).default("us-east-1"),
+        /** From CORTEX_BACKUP_S3_CREDENTIALS_DIR (files access-key-id and secret-access-key, a mounted Secret). */
+        accessKeyId: z.string().min(1),
+        secretAccessKey: z.string().min(1),
+      })
+      .strict()
+      .optional(),
     gitAuthorName: z.string().min(1).default("Remram Cortex"),
     gitAuthorEmail: z.string().min(3).default("cortex@remram.invalid"),
   })
-  .strict();
+  .strict()
+  .refine((config) => config.backupDir === undefined || config.backupS3 === undefined, {
+    message: "CORTEX_BACKUP_DIR and CORTEX_BACKUP_S3_ENDPOINT name two backup destinations: set one",
+    path: ["backupDir"],
+  });
 export type CortexConfig = z.output<typeof cortexConfig>;
 export type CortexConfigInput = z.input<typeof cortexConfig>;
 
@@ -202,6 +226,24 @@ export function loadConfig(
       };
     } catch (error) {
       throw new ConfigError(`OpenSearch credentials in ${opensearchCredentialsDir}: ${describe(error)}`);
+    }
+  }
+  const s3Endpoint = env.CORTEX_BACKUP_S3_ENDPOINT;
+  if (s3Endpoint) {
+    const s3CredentialsDir = env.CORTEX_BACKUP_S3_CREDENTIALS_DIR ?? "";
+    try {
+      raw.backupS3 = {
+        endpoint: s3Endpoint,
+        bucket: env.CORTEX_BACKUP_S3_BUCKET,
+        ...(env.CORTEX_BACKUP_S3_PREFIX ? { prefix: env.CORTEX_BACKUP_S3_PREFIX } : {}),
+        ...(env.CORTEX_BACKUP_S3_REGION ? { region: env.CORTEX_BACKUP_S3_REGION } : {}),
+        accessKeyId: readFile(`${s3CredentialsDir}/access-key-id`).trim(),
+        secretAccessKey: readFile(`${s3CredentialsDir}/secret-access-key`).trim(),
+      };
+    } catch (error) {
+      throw new ConfigError(
+        `S3 backup credentials in CORTEX_BACKUP_S3_CREDENTIALS_DIR (${s3CredentialsDir || "unset"}): ${describe(error)}`,
+      );
     }
   }
   const opensearchCaFile = env.CORTEX_OPENSEARCH_CA_FILE || env.REMRAM_OPENSEARCH_CA_FILE;

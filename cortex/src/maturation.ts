@@ -4,6 +4,7 @@ import { archiveRoutes } from "./archive/routes.js";
 import { ArchiveStore } from "./archive/store.js";
 import { FolderDestination } from "./backup/destination.js";
 import { backupRoutes } from "./backup/routes.js";
+import { S3Destination } from "./backup/s3-destination.js";
 import { BackupService } from "./backup/service.js";
 import { checkRoutes } from "./check/routes.js";
 import { consistencyChecker } from "./check/service.js";
@@ -100,10 +101,14 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
     await app.register(promoteRoutes(promoter, indices));
     // Erasure rewrites the repository's history too; the archive feature gets only this function of promotion.
     const history = async (erased: ErasedContent) => (await promoter()).erase(erased);
-    const { backupDir, backupKeep } = app.cortex.config;
+    const { backupDir, backupS3, backupKeep } = app.cortex.config;
     const backups = new BackupService(
       app.cortex,
-      backupDir === undefined ? undefined : new FolderDestination(backupDir),
+      backupS3 !== undefined
+        ? new S3Destination(backupS3)
+        : backupDir === undefined
+          ? undefined
+          : new FolderDestination(backupDir),
       {
         indices,
         archive,

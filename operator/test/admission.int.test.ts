@@ -90,6 +90,33 @@ const proposal = (name: string, overrides: Record<string, unknown> = {}) => ({
 /** [description, kind path, body, expected message fragment] */
 const invalid: [string, string, unknown, string][] = [
   [
+    "backups with no destination",
+    "remramappliances",
+    appliance("box", { backup: { schedule: "@daily" } }),
+    "spec.backup names one destination: volume or s3",
+  ],
+  [
+    "backups into a volume and a bucket at once",
+    "remramappliances",
+    appliance("box", {
+      backup: {
+        volume: { claimName: "usb-disk" },
+        s3: {
+          endpoint: "https://nas.lan:9000",
+          bucket: "household",
+          credentialsSecretRef: { name: "nas-s3" },
+        },
+      },
+    }),
+    "spec.backup names one destination: volume or s3",
+  ],
+  [
+    "a backup schedule that is not cron",
+    "remramappliances",
+    appliance("box", { backup: { volume: { claimName: "usb-disk" }, schedule: "nightly" } }),
+    "schedule must be a five-field cron expression or a macro such as @daily",
+  ],
+  [
     "appliance name longer than 40",
     "remramappliances",
     appliance("a".repeat(41), {}),

@@ -44,6 +44,47 @@ export interface BackupDestination {
 }
 
 const subjectPattern = /^[a-f0-9]{64}$/;
+
+/**
+ * `content` (gzip'd on the way when asked) into `target`, digested as it passes. One pipeline, so a failing source
+ * (OpenSearch gone mid-scan) fails the write instead of stalling it.
+ */
+export async function writeThrough(
+  content: AsyncIterable<Uint8Array>,
+  options: { gzip?: boolean } | undefined,
+  target: NodeJS.WritableStream,
+): Promise<WrittenFile> {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  const digest = async function* (source: AsyncIterable<Uint8Array>) {
+    for await (const chunk of source) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      yield chunk;
+    }
+  };
+  if (options?.gzip) await pipeline(content, createGzip(), digest, target);
+  else await pipeline(content, digest, target);
+  return { sha256: hash.digest("hex"), bytes };
+}
+
+/** A tombstone file's content, or undefined when it is not one. */
+export function parseTombstone(text: string | undefined): DestinationTombstone | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(text) as Partial<DestinationTombstone>;
+    if (typeof parsed.subject !== "string" || !subjectPattern.test(parsed.subject)) return undefined;
+    if (typeof parsed.erasedAt !== "string" || Number.isNaN(Date.parse(parsed.erasedAt))) return undefined;
+    return { subject: parsed.subject, erasedAt: parsed.erasedAt };
+  } catch {
+    return undefined;
+  }
+}
+
+export function checkedSubject(subject: string): string {
+  if (!subjectPattern.test(subject)) throw new Error("not an erasure subject");
+  return subject;
+}
 const fileNamePattern = /^[a-z0-9][a-z0-9._-]*$/;
 
 function checkedName(name: string): string {
@@ -104,20 +145,8 @@ export class FolderDestination implements BackupDestination {
     await mkdir(partial);
     return {
       write: async (name, content, options) => {
-        const hash = createHash("sha256");
-        let bytes = 0;
-        const digest = async function* (source: AsyncIterable<Uint8Array>) {
-          for await (const chunk of source) {
-            hash.update(chunk);
-            bytes += chunk.length;
-            yield chunk;
-          }
-        };
         const file = createWriteStream(join(partial, checkedName(name)), { flags: "wx", flush: true });
-        // One pipeline, so a failing source (OpenSearch gone mid-scan) fails the write instead of stalling it.
-        if (options?.gzip) await pipeline(content, createGzip(), digest, file);
-        else await pipeline(content, digest, file);
-        return { sha256: hash.digest("hex"), bytes };
+        return writeThrough(content, options, file);
       },
       commit: async (manifest) => {
         await writeAtomically(join(partial, manifestName), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -175,9 +204,8 @@ export class FolderDestination implements BackupDestination {
   }
 
   async recordTombstone({ subject, erasedAt }: DestinationTombstone): Promise<void> {
-    if (!subjectPattern.test(subject)) throw new Error("not an erasure subject");
     await mkdir(this.tombstoneFolder, { recursive: true });
-    const path = join(this.tombstoneFolder, `${subject}.json`);
+    const path = join(this.tombstoneFolder, `${checkedSubject(subject)}.json`);
     const existing = await readTombstone(path);
     // A later erasure moves the line forward; an older one never moves it back.
     if (existing !== undefined && Date.parse(existing.erasedAt) >= Date.parse(erasedAt)) return;
@@ -201,12 +229,5 @@ export class FolderDestination implements BackupDestination {
 }
 
 async function readTombstone(path: string): Promise<DestinationTombstone | undefined> {
-  try {
-    const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<DestinationTombstone>;
-    if (typeof parsed.subject !== "string" || !subjectPattern.test(parsed.subject)) return undefined;
-    if (typeof parsed.erasedAt !== "string" || Number.isNaN(Date.parse(parsed.erasedAt))) return undefined;
-    return { subject: parsed.subject, erasedAt: parsed.erasedAt };
-  } catch {
-    return undefined;
-  }
+  return parseTombstone(await readFile(path, "utf8").catch(() => undefined));
 }

@@ -62,7 +62,10 @@ export class BackupService {
 
   private target(): BackupDestination {
     if (this.destination === undefined)
-      throw new RestoreRefusedError("Cortex has no backup destination (CORTEX_BACKUP_DIR is not set)", 409);
+      throw new RestoreRefusedError(
+        "Cortex has no backup destination (neither CORTEX_BACKUP_DIR nor CORTEX_BACKUP_S3_ENDPOINT is set)",
+        409,
+      );
     return this.destination;
   }
 
@@ -125,12 +128,19 @@ export class BackupService {
   }
 
   async backups(): Promise<BackupsResponse> {
-    const backups = this.destination === undefined ? [] : await this.destination.list();
+    let backups: BackupManifest[] = [];
+    let destinationError: string | undefined;
+    try {
+      backups = this.destination === undefined ? [] : await this.destination.list();
+    } catch (error) {
+      destinationError = `${this.destination?.description ?? "the destination"} could not be listed: ${messageOf(error)}`;
+    }
     const running = this.running?.kind === "backup" ? this.running.progress : undefined;
     return {
       configured: this.configured,
       ...(running && { running: { ...running } }),
       ...(this.lastBackupFailure && { lastFailure: this.lastBackupFailure }),
+      ...(destinationError && { destinationError }),
       backups: backups.map(({ id, takenAt, completedAt, bytes, counts, embedding }) => ({
         id,
         takenAt,

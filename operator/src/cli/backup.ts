@@ -21,6 +21,8 @@ export function formatBackupList(appliance: string, listing: BackupsResponse): s
     lines.push(
       `Running: ${listing.running.id} since ${listing.running.startedAt} (${listing.running.phase}, ${listing.running.documentsDone} documents so far).`,
     );
+  if (listing.destinationError)
+    lines.push(`The backup destination cannot be read: ${listing.destinationError}`);
   if (listing.lastFailure)
     lines.push(
       `Last failure: ${listing.lastFailure.id} at ${listing.lastFailure.failedAt}: ${listing.lastFailure.error}`,

@@ -21,6 +21,7 @@ export {
   type ScrapeTarget,
   startPrometheus,
 } from "./services/prometheus.js";
+export { type S3Endpoints, startS3Server } from "./services/s3.js";
 export type * from "./services/types.js";
 export { startTestbed, type TestbedEndpoints } from "./testbed.js";
 export { httpReady, waitFor } from "./wait.js";

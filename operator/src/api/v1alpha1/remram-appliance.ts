@@ -305,35 +305,76 @@ const workspaceSpec = z
   })
   .strict();
 
-/** Backups of Cortex's data (every index, the artifact repository, the archive) into a volume the user provides. */
-const backupSpec = z
-  .object({
-    volume: z
-      .object({
-        claimName: dnsSubdomain.describe(
-          "A PersistentVolumeClaim in the appliance's namespace: a USB disk or a NAS share (NFS, SMB) bound to a PersistentVolume. Cortex writes one folder per backup into it.",
-        ),
-      })
-      .strict(),
-    schedule: withCel(
-      z
-        .string()
-        .min(1)
-        .max(128)
-        .default("30 3 * * *")
-        .describe("When to back up: cron (five fields) or a macro such as @daily."),
-      {
-        rule: `self.matches('${cronPattern}')`,
-        message: "schedule must be a five-field cron expression or a macro such as @daily",
-      },
-    ),
-    timeZone: withCel(
-      z.string().min(1).max(64).default("UTC").describe("IANA time zone the schedule is read in."),
-      { rule: `self.matches('${timeZonePattern}')`, message: "timeZone must be an IANA time zone name" },
-    ),
-    keep: z.int().min(1).max(1000).default(7).describe("Complete backups kept; older ones are removed."),
-  })
-  .strict();
+/**
+ * Backups of Cortex's data (every index, the artifact repository, the archive) into a volume the user provides or
+ * an S3-compatible bucket.
+ */
+const backupSpec = withCel(
+  z
+    .object({
+      volume: z
+        .object({
+          claimName: dnsSubdomain.describe(
+            "A PersistentVolumeClaim in the appliance's namespace: a USB disk or a NAS share (NFS, SMB) bound to a PersistentVolume. Cortex writes one folder per backup into it.",
+          ),
+        })
+        .strict()
+        .optional(),
+      s3: z
+        .object({
+          endpoint: z
+            .string()
+            .max(2048)
+            .regex(/^https?:\/\/[^\s/]+(:\d+)?\/?$/, "an http(s) URL of the S3 service, without a path")
+            .describe(
+              "The S3-compatible service: a NAS's S3 endpoint, a self-hosted server or a cloud provider's.",
+            ),
+          bucket: z
+            .string()
+            .min(3)
+            .max(63)
+            .regex(/^[a-z0-9][a-z0-9.-]*[a-z0-9]$/),
+          prefix: z
+            .string()
+            .max(256)
+            .regex(/^(?:[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*)?$/)
+            .optional()
+            .describe("The folder in the bucket (e.g. remram/moltbox); the bucket's root by default."),
+          region: z.string().min(1).max(64).optional(),
+          credentialsSecretRef: z
+            .object({ name: secretKeyRef.shape.name })
+            .strict()
+            .describe("A Secret with the keys access-key-id and secret-access-key."),
+        })
+        .strict()
+        .optional(),
+      schedule: withCel(
+        z
+          .string()
+          .min(1)
+          .max(128)
+          .default("30 3 * * *")
+          .describe("When to back up: cron (five fields) or a macro such as @daily."),
+        {
+          rule: `self.matches('${cronPattern}')`,
+          message: "schedule must be a five-field cron expression or a macro such as @daily",
+        },
+      ),
+      timeZone: withCel(
+        z.string().min(1).max(64).default("UTC").describe("IANA time zone the schedule is read in."),
+        { rule: `self.matches('${timeZonePattern}')`, message: "timeZone must be an IANA time zone name" },
+      ),
+      keep: z.int().min(1).max(1000).default(7).describe("Complete backups kept; older ones are removed."),
+    })
+    .strict()
+    .refine((backup) => (backup.volume === undefined) !== (backup.s3 === undefined), {
+      message: "spec.backup names one destination: volume or s3",
+    }),
+  {
+    rule: "has(self.volume) != has(self.s3)",
+    message: "spec.backup names one destination: volume or s3",
+  },
+);
 
 /**
  * A household member's id. OpenClaw writes it into the member's direct-session keys in place of the linked channel

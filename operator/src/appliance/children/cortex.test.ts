@@ -95,7 +95,11 @@ describe("Cortex's backup volume", () => {
       env: { name: string; value: string }[];
       volumeMounts: { name: string; mountPath: string }[];
     }[];
-    volumes: { name: string; persistentVolumeClaim?: { claimName: string } }[];
+    volumes: {
+      name: string;
+      persistentVolumeClaim?: { claimName: string };
+      secret?: { secretName: string };
+    }[];
   };
   const podOf = (spec: Record<string, unknown>) => {
     const children = buildApplianceChildren(context(spec));
@@ -119,6 +123,34 @@ describe("Cortex's backup volume", () => {
     expect(
       children.filter((child) => child.kind === "PersistentVolumeClaim").map((c) => c.metadata.name),
     ).not.toContain("usb-disk");
+  });
+
+  it("points Cortex at an S3 bucket with its key mounted from the Secret, never in the environment", () => {
+    const { pod } = podOf({
+      backup: {
+        s3: {
+          endpoint: "https://nas.lan:9000",
+          bucket: "household",
+          prefix: "remram/moltbox",
+          credentialsSecretRef: { name: "nas-s3" },
+        },
+      },
+    });
+    const env = Object.fromEntries((pod.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    expect(env).toMatchObject({
+      CORTEX_BACKUP_S3_ENDPOINT: "https://nas.lan:9000",
+      CORTEX_BACKUP_S3_BUCKET: "household",
+      CORTEX_BACKUP_S3_PREFIX: "remram/moltbox",
+      CORTEX_BACKUP_S3_CREDENTIALS_DIR: "/var/run/secrets/remram/backup-s3",
+      CORTEX_BACKUP_KEEP: "7",
+    });
+    expect(env).not.toHaveProperty("CORTEX_BACKUP_DIR");
+    expect(pod.volumes).toContainEqual(
+      expect.objectContaining({
+        name: "backup-s3-credentials",
+        secret: expect.objectContaining({ secretName: "nas-s3" }),
+      }),
+    );
   });
 
   it("has no backup folder without spec.backup", () => {

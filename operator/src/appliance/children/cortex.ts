@@ -64,6 +64,8 @@ export const cortexArchiveDir = `${cortexDataDir}/archive`;
 export const cortexArtifactsSubPath = "cortex/repo/artifacts";
 /** Where spec.backup.volume is mounted: Cortex writes one folder per backup into it (CORTEX_BACKUP_DIR). */
 export const cortexBackupDir = "/var/lib/remram/backups";
+/** Where spec.backup.s3's credentials Secret is mounted (read by Cortex at start). */
+const backupS3CredentialsDir = "/var/run/secrets/remram/backup-s3";
 /** HOME for Cortex's git (it reads ~/.gitconfig; the image's user has no home on the read-only root). */
 export const cortexHomeDir = "/home/cortex";
 
@@ -88,12 +90,17 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
     { name: "REMRAM_REFLECTION_MODEL", value: models.reflection },
     { name: "REMRAM_WORKSPACE_DIR", value: cortexRepoDir },
     { name: "CORTEX_ARCHIVE_DIR", value: cortexArchiveDir },
-    ...(backup
+    ...(backup?.volume ? [{ name: "CORTEX_BACKUP_DIR", value: cortexBackupDir }] : []),
+    ...(backup?.s3
       ? [
-          { name: "CORTEX_BACKUP_DIR", value: cortexBackupDir },
-          { name: "CORTEX_BACKUP_KEEP", value: String(backup.keep) },
+          { name: "CORTEX_BACKUP_S3_ENDPOINT", value: backup.s3.endpoint },
+          { name: "CORTEX_BACKUP_S3_BUCKET", value: backup.s3.bucket },
+          ...(backup.s3.prefix ? [{ name: "CORTEX_BACKUP_S3_PREFIX", value: backup.s3.prefix }] : []),
+          ...(backup.s3.region ? [{ name: "CORTEX_BACKUP_S3_REGION", value: backup.s3.region }] : []),
+          { name: "CORTEX_BACKUP_S3_CREDENTIALS_DIR", value: backupS3CredentialsDir },
         ]
       : []),
+    ...(backup ? [{ name: "CORTEX_BACKUP_KEEP", value: String(backup.keep) }] : []),
     { name: "HOME", value: cortexHomeDir },
     { name: "TMPDIR", value: "/tmp" },
     { name: "REMRAM_TOP_K", value: String(ctx.spec.cortex.retrieval.topK) },
@@ -156,7 +163,10 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
                 { name: "workspace", mountPath: cortexDataDir, subPath: "cortex" },
                 { name: "home", mountPath: cortexHomeDir },
                 { name: "tmp", mountPath: "/tmp" },
-                ...(backup ? [{ name: "backups", mountPath: cortexBackupDir }] : []),
+                ...(backup?.volume ? [{ name: "backups", mountPath: cortexBackupDir }] : []),
+                ...(backup?.s3
+                  ? [{ name: "backup-s3-credentials", mountPath: backupS3CredentialsDir, readOnly: true }]
+                  : []),
               ],
             },
           ],
@@ -186,8 +196,22 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
             { name: "home", emptyDir: {} },
             { name: "tmp", emptyDir: {} },
             // The user's claim (a USB disk, a NAS share): referenced, never created or owned by the appliance.
-            ...(backup
+            ...(backup?.volume
               ? [{ name: "backups", persistentVolumeClaim: { claimName: backup.volume.claimName } }]
+              : []),
+            ...(backup?.s3
+              ? [
+                  {
+                    name: "backup-s3-credentials",
+                    secret: {
+                      secretName: backup.s3.credentialsSecretRef.name,
+                      items: [
+                        { key: "access-key-id", path: "access-key-id" },
+                        { key: "secret-access-key", path: "secret-access-key" },
+                      ],
+                    },
+                  },
+                ]
               : []),
           ],
         },

@@ -1,0 +1,182 @@
+import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import type { BackupSummary, BackupsResponse, RestoreStatus } from "@remram/contract";
+import { type S3Endpoints, startS3Server } from "@remram/test-harness";
+import { testbedEndpoints } from "@remram/test-harness/vitest";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../../../test/harness/src/wait.js";
+import { bearer, type FullCortex, ingestEvents, startFullCortex } from "../../test/helpers.js";
+import { request } from "../store/client.js";
+
+// REMRAM_TESTBED=opensearch,ollama, and an S3-compatible server (S3Proxy, hack/install-s3proxy.sh) started here:
+// backups into a bucket through the AWS SDK with signed requests, as into a NAS's S3 service or a cloud bucket.
+const { url: opensearchUrl } = testbedEndpoints("opensearch");
+const ollama = testbedEndpoints("ollama");
+const bucket = "household-backups";
+const prefix = "remram/moltbox";
+
+const fact = (userId: string, key: string, statement: string) => ({
+  kind: "knowledge",
+  provenanceKey: key,
+  scope: "user",
+  owner: { userId },
+  privacy: "private",
+  statement,
+  type: "fact",
+  source: "user",
+  confidence: 0.8,
+});
+
+describe("backups in an S3-compatible bucket", () => {
+  let s3: { endpoints: S3Endpoints; stop: () => Promise<void> };
+  let client: S3Client;
+  const started: FullCortex[] = [];
+
+  const start = async (secretAccessKey?: string) => {
+    const { url, region, accessKeyId, secretAccessKey: secret } = s3.endpoints;
+    const cortex = await startFullCortex({
+      opensearchUrl,
+      ollamaUrl: ollama.url,
+      embedModel: ollama.embedModel,
+      embedTimeoutMs: 20_000,
+      archiveTieringIntervalMinutes: 0,
+      backupS3: {
+        endpoint: url,
+        bucket,
+        prefix,
+        region,
+        accessKeyId,
+        secretAccessKey: secretAccessKey ?? secret,
+      },
+      backupKeep: 2,
+    });
+    started.push(cortex);
+    return cortex.app;
+  };
+  const call = (
+    app: FastifyInstance,
+    method: "GET" | "POST",
+    url: string,
+    payload?: Record<string, unknown>,
+  ) => app.inject({ method, url, headers: bearer("admin"), ...(payload ? { payload } : {}) });
+  const settledBackups = (app: FastifyInstance) =>
+    waitFor(
+      async () => {
+        const list = (await call(app, "GET", "/admin/backups")).json<BackupsResponse>();
+        return list.running === undefined ? list : undefined;
+      },
+      { what: "the backup to end", timeoutMs: 120_000 },
+    );
+  const backup = async (app: FastifyInstance): Promise<BackupSummary> => {
+    const response = await call(app, "POST", "/admin/backups");
+    expect(response.statusCode, response.body).toBe(202);
+    const { id } = response.json<{ id: string }>();
+    const list = await settledBackups(app);
+    const done = list.backups.find((b) => b.id === id);
+    if (done === undefined) throw new Error(`backup ${id} failed: ${list.lastFailure?.error}`);
+    return done;
+  };
+  const keys = async (under: string) =>
+    ((await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: under }))).Contents ?? []).map(
+      (object) => object.Key ?? "",
+    );
+
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    const { url, region, accessKeyId, secretAccessKey } = s3.endpoints;
+    client = new S3Client({
+      endpoint: url,
+      region,
+      forcePathStyle: true,
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+      credentials: { accessKeyId, secretAccessKey },
+    });
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  }, 120_000);
+  afterAll(async () => {
+    for (const cortex of started) await cortex.stop();
+    client?.destroy();
+    await s3?.stop();
+  });
+
+  it("backs up into the bucket, lists only complete backups, and restores onto a fresh Cortex", async () => {
+    const source = await start();
+    await ingestEvents(source, [
+      fact("ana", "ana-tea", "Ana drinks green tea in the morning"),
+      fact("carol", "carol-cello", "Carol plays the cello on Sundays"),
+    ]);
+    // A run that died before its manifest: never listed, and gone after the next backup.
+    const dead = `${prefix}/backup-20260101T000000Z-dead00`;
+    await client.send(
+      new PutObjectCommand({ Bucket: bucket, Key: `${dead}/index-knowledge.ndjson.gz`, Body: "x" }),
+    );
+    expect((await call(source, "GET", "/admin/backups")).json<BackupsResponse>().backups).toEqual([]);
+
+    const taken = await backup(source);
+    expect(taken.counts).toMatchObject({ knowledge: 2, commits: 0 });
+    const stored = await keys(`${prefix}/${taken.id}/`);
+    expect(stored).toEqual(
+      expect.arrayContaining([
+        `${prefix}/${taken.id}/manifest.json`,
+        `${prefix}/${taken.id}/index-knowledge.ndjson.gz`,
+        `${prefix}/${taken.id}/archive.ndjson.gz`,
+      ]),
+    );
+    expect(await keys(`${dead}/`)).toEqual([]);
+
+    // Carol is erased after the backup: her tombstone goes to the bucket, under a digest.
+    const erased = await call(source, "POST", "/admin/erasure", {
+      userId: "carol",
+      requestedBy: "carol",
+      reason: "asked to be forgotten",
+    });
+    expect(erased.statusCode, erased.body).toBe(200);
+    const tombstones = await keys(`${prefix}/tombstones/`);
+    expect(tombstones).toHaveLength(1);
+    expect(tombstones[0]).not.toContain("carol");
+
+    const target = await start();
+    const accepted = await call(target, "POST", "/admin/restore", { backupId: taken.id });
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    const status = await waitFor(
+      async () => {
+        const current = (await call(target, "GET", "/admin/restore")).json<RestoreStatus>();
+        return current.running === undefined ? current : undefined;
+      },
+      { what: "the restore to end", timeoutMs: 120_000 },
+    );
+    expect(status.lastFailure).toBeUndefined();
+    expect(status.last).toMatchObject({ backupId: taken.id, erasuresReplayed: 1, counts: { knowledge: 2 } });
+    const { store } = target.cortex;
+    await request(store, "POST", `/${store.indices.knowledge}/_refresh`);
+    const { body } = await request<{ hits: { hits: { _source: { owner: { userId: string } } }[] } }>(
+      store,
+      "POST",
+      `/${store.indices.knowledge}/_search`,
+      { query: { match_all: {} } },
+    );
+    expect(body.hits.hits.map((hit) => hit._source.owner.userId)).toEqual(["ana"]);
+
+    // Retention (keep 2): a third backup removes the oldest, manifest first.
+    await backup(source);
+    const third = await backup(source);
+    const listed = (await call(source, "GET", "/admin/backups")).json<BackupsResponse>().backups;
+    expect(listed.map((b) => b.id)).toEqual([third.id, expect.any(String)]);
+    expect(await keys(`${prefix}/${taken.id}/`)).toEqual([]);
+  }, 300_000);
+
+  it("reports a bucket that refuses its credentials as a failed backup, naming S3's reason", async () => {
+    const refused = await start("not-the-secret");
+    const response = await call(refused, "POST", "/admin/backups");
+    expect(response.statusCode, response.body).toBe(202);
+    const list = await settledBackups(refused);
+    // Which bucket refused what, and S3's status; never the credential.
+    expect(list.lastFailure?.error).toMatch(
+      new RegExp(`^s3 bucket ${bucket}/${prefix} at \\S+ refused ListObjectsV2: .*\\(HTTP 403\\)$`),
+    );
+    expect(list.lastFailure?.error).not.toContain("not-the-secret");
+    expect(list.backups).toEqual([]);
+    expect(list.destinationError).toContain("(HTTP 403)");
+  }, 120_000);
+});
