@@ -134,6 +134,9 @@ describe("adversarial: injected content", () => {
     // SmolLM2 wrote this back in CI: list furniture around a restated item is still only the item.
     expect(isInjectedStatement("[::6]Alice's cat is called Miso.", shown)).toBe(true);
     expect(isInjectedStatement("2. Alice's cat is called Miso (confidence 0.90)", shown)).toBe(true);
+    // Digits after a restated item are new content, not furniture.
+    expect(isInjectedStatement("Alice's cat is called Miso: born 2019", shown)).toBe(false);
+    expect(isInjectedStatement("Alice's cat is called Miso, chip +47 555 1234", shown)).toBe(false);
     expect(isInjectedStatement("Alice's cat is called Miso and is nine years old.", shown)).toBe(false);
     expect(isInjectedStatement("Alice plays the cello.", shown)).toBe(false);
   });

@@ -153,11 +153,15 @@ export function stripInjected(text: string, injected: InjectedContent | undefine
   return { text: current, stripped };
 }
 
+/** List markers left around a restated item ("[::6]", "2.", "(3)"), wherever they stand. */
+const strayMarkers = /\[[:\s]*\d{0,2}[:\s]*\]|\(\d{1,2}\)|(?<![\p{L}\p{N}])\d{1,2}[.)](?=\s|$)/gu;
+
 /**
- * Whether a statement is nothing but injected content (a reflection restating what it was shown). What is left
- * must hold a letter to count as new: "[::6]" or "2." around a restated item is list furniture, not knowledge.
+ * Whether a statement is nothing but injected content (a reflection restating what it was shown). What is left,
+ * without list markers, must hold a letter or a digit to count as new: "[::6]" around a restated item is furniture,
+ * "+47 555 1234" after it is a new number.
  */
 export function isInjectedStatement(statement: string, injected: InjectedContent | undefined): boolean {
   const { text, stripped } = stripInjected(statement, injected);
-  return stripped > 0 && !/\p{L}/u.test(text);
+  return stripped > 0 && !/[\p{L}\p{N}]/u.test(text.replace(strayMarkers, ""));
 }

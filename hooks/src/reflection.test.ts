@@ -110,7 +110,12 @@ describe("parseReflectionReply", () => {
       "(3) Owns a van",
     ];
     const reply = JSON.stringify({
-      items: [...statements, "3 cats live here"].map((statement) => ({ kind: "fact", statement })),
+      items: [
+        ...statements,
+        "3 cats live here",
+        "(555) 123-4567 is the plumber's number",
+        "[2024] Ana moved",
+      ].map((statement) => ({ kind: "fact", statement })),
     });
     const parsed = parseReflectionReply(reply);
     expect(parsed.ok && parsed.delta.items.map((item) => item.statement)).toEqual([
@@ -119,6 +124,9 @@ describe("parseReflectionReply", () => {
       "Works nights",
       "Owns a van",
       "3 cats live here",
+      // An area code and a year in brackets are content.
+      "(555) 123-4567 is the plumber's number",
+      "[2024] Ana moved",
     ]);
     // Nothing but furniture is not a statement.
     expect(parseReflectionReply('{"items":[{"kind":"fact","statement":"[::6] 1."}]}')).toMatchObject({

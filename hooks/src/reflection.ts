@@ -37,16 +37,18 @@ export const ReflectionJobSchema = z.strictObject({
 export type ReflectionJob = z.infer<typeof ReflectionJobSchema>;
 
 /**
- * List furniture a small model puts before a statement ("- ", "1. ", "[::6]", "(2)"): a marker without a letter,
- * never knowledge. Left on, it makes a restated fact look new to every exact and lexical match downstream.
+ * List furniture a small model puts before a statement ("- ", "1. ", "[::6]", "(2) "): a marker, never knowledge.
+ * Left on, it makes a restated fact look new to every exact and lexical match downstream. Narrow on purpose: "(555)
+ * 123-4567" or "[2024]" are content (an area code, a year), so only short numbers and colons count as a marker.
  */
-const leadingMarker = /^(?:[-*•·>]+\s+|\d{1,3}[.)]\s+|[[(][^\p{L}\])]{0,12}[\])]\s*)+/u;
+const listMarker = /(?:[-*•·>]+\s+|\d{1,2}[.)]\s+|\[[:\s]*\d{0,2}[:\s]*\]\s*|\(\d{1,2}\)\s+)/u;
+const leadingMarkers = new RegExp(`^(?:${listMarker.source})+`, "u");
 const statement = z
   .string()
   .trim()
   .min(3)
   .max(500)
-  .transform((text) => text.replace(leadingMarker, "").trim())
+  .transform((text) => text.replace(leadingMarkers, "").trim())
   .pipe(z.string().min(3));
 /** m1, m2, … (a memory item the prompt listed) or n1, n2, … (an item of this reply); resolved by the plugin. */
 const handle = z.string().trim().min(2).max(8);

@@ -177,8 +177,10 @@ export class FolderDestination implements BackupDestination {
     let entries: string[];
     try {
       entries = await readdir(this.root);
-    } catch {
-      return [];
+    } catch (error) {
+      // Not there yet: nothing backed up. Anything else (an unmounted disk, no permission) is reported.
+      if ((error as { code?: string }).code === "ENOENT") return [];
+      throw error;
     }
     const manifests: BackupManifest[] = [];
     for (const entry of entries
@@ -216,8 +218,10 @@ export class FolderDestination implements BackupDestination {
     let entries: string[];
     try {
       entries = await readdir(this.tombstoneFolder);
-    } catch {
-      return [];
+    } catch (error) {
+      // A restore must not go on without the erasures it is to replay.
+      if ((error as { code?: string }).code === "ENOENT") return [];
+      throw error;
     }
     const found: DestinationTombstone[] = [];
     for (const entry of entries.filter((name) => name.endsWith(".json")).sort()) {

@@ -9,8 +9,8 @@ import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { pipeline } from "node:stream/promises";
+import { StringDecoder } from "node:string_decoder";
 import { createGunzip } from "node:zlib";
 import type { RunProgress } from "@remram/contract";
 import type { ErasureOutcome } from "../archive/erasure.js";
@@ -21,10 +21,12 @@ import {
   erasuresAfter,
   namedUserIds,
   notEmptyReason,
+  type TargetContents,
 } from "../core/backup.js";
 import type { MaturationIndices } from "../knowledge/records.js";
 import { ensureTombstoneIndex, recordSubjectTombstone, tombstoneIndex } from "../knowledge/tombstones.js";
 import { request } from "../store/client.js";
+import { templateVersion } from "../store/templates.js";
 import { bulk, bulkFailure } from "../store/writes.js";
 import type { BackupDestination } from "./destination.js";
 import { backedUpIndices } from "./indices.js";
@@ -62,26 +64,15 @@ export interface RestoreTargets {
   erase: (userId: string, reason: string) => Promise<ErasureOutcome>;
 }
 
-type Context = Pick<CortexContext, "store" | "policy">;
+type Context = Pick<CortexContext, "store" | "policy" | "config">;
 
 const batchSize = 500;
 
-/** Whether this backup can be restored here: it exists, fits this Cortex's vectors, and Cortex holds nothing. */
-export async function checkRestorable(
-  context: Context,
+/** What this Cortex holds that a restore would overwrite or mix with (also: whether a backup would be empty). */
+export async function heldData(
+  context: Pick<CortexContext, "store">,
   targets: RestoreTargets,
-  destination: BackupDestination,
-  backupId: string,
-): Promise<BackupManifest> {
-  const manifest = await destination.manifest(backupId);
-  if (manifest === undefined)
-    throw new RestoreRefusedError(`no complete backup ${backupId} in ${destination.description}`, 404);
-  const dimensions = context.store.embedDimensions;
-  if (manifest.embedding.dimensions !== dimensions)
-    throw new RestoreRefusedError(
-      `backup ${backupId} holds ${manifest.embedding.dimensions}-dimensional vectors of ${manifest.embedding.model}; this Cortex embeds with ${dimensions} dimensions`,
-      409,
-    );
+): Promise<TargetContents> {
   const documents: Record<string, number> = {};
   for (const { name, index } of backedUpIndices(context.store, await targets.indices())) {
     const { statusCode, body } = await request<{ count: number }>(
@@ -93,11 +84,39 @@ export async function checkRestorable(
     );
     documents[name] = statusCode === 404 ? 0 : body.count;
   }
-  const reason = notEmptyReason({
+  return {
     documents,
     archivedDocuments: (await targets.archive()).size,
     commits: (await (await targets.repository()).check()).commits,
-  });
+  };
+}
+
+/**
+ * Whether this backup can be restored here: it exists, was embedded by this Cortex's model, comes from a template
+ * version this Cortex knows, and Cortex holds nothing.
+ */
+export async function checkRestorable(
+  context: Context,
+  targets: RestoreTargets,
+  destination: BackupDestination,
+  backupId: string,
+): Promise<BackupManifest> {
+  const manifest = await destination.manifest(backupId);
+  if (manifest === undefined)
+    throw new RestoreRefusedError(`no complete backup ${backupId} in ${destination.description}`, 404);
+  const { embedModel } = context.config;
+  const dimensions = context.store.embedDimensions;
+  if (manifest.embedding.dimensions !== dimensions || manifest.embedding.model !== embedModel)
+    throw new RestoreRefusedError(
+      `backup ${backupId} holds ${manifest.embedding.dimensions}-dimensional vectors of ${manifest.embedding.model}; this Cortex embeds with ${embedModel} (${dimensions} dimensions), and vectors of another model would rank nonsense`,
+      409,
+    );
+  if (manifest.templateVersion > templateVersion)
+    throw new RestoreRefusedError(
+      `backup ${backupId} comes from a newer Cortex (index templates v${manifest.templateVersion}; this one knows v${templateVersion}): restore it with that release`,
+      409,
+    );
+  const reason = notEmptyReason(await heldData(context, targets));
   if (reason !== undefined) throw new RestoreRefusedError(reason, 409);
   return manifest;
 }
@@ -114,13 +133,31 @@ async function verifyFiles(destination: BackupDestination, manifest: BackupManif
   }
 }
 
-/** The JSON lines of one gzip'd file of the backup. */
+/**
+ * The JSON lines of one gzip'd file of the backup. One pipeline: a read that fails halfway (a connection reset, an
+ * I/O error on a USB disk) fails the restore instead of leaving it waiting; stopping early closes the file.
+ */
 async function* fileLines<T>(destination: BackupDestination, id: string, name: string): AsyncGenerator<T> {
-  const lines = createInterface({
-    input: destination.read(id, name).pipe(createGunzip()),
-    crlfDelay: Infinity,
-  });
-  for await (const line of lines) if (line !== "") yield JSON.parse(line) as T;
+  const source = destination.read(id, name);
+  const gunzip = createGunzip();
+  const piped = pipeline(source, gunzip);
+  piped.catch(() => undefined); // its error reaches the loop below through gunzip
+  const decoder = new StringDecoder("utf8");
+  let pending = "";
+  try {
+    for await (const chunk of gunzip) {
+      pending += decoder.write(chunk as Buffer);
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) if (line !== "") yield JSON.parse(line) as T;
+    }
+    pending += decoder.end();
+    if (pending.trim() !== "") yield JSON.parse(pending) as T;
+    await piped;
+  } finally {
+    source.destroy();
+    gunzip.destroy();
+  }
 }
 
 /** What the data phase wrote back, and the people its documents name (for the erasure replay). */

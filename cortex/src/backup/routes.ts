@@ -5,11 +5,11 @@ import { routeOptions } from "../auth.js";
 import { conflict, HttpError, serviceUnavailable, volumeFull } from "../http-errors.js";
 import { ErasureInProgressError } from "../knowledge/erasure-gate.js";
 import { RestoreRefusedError } from "./restore.js";
-import { BackupBusyError, type BackupService } from "./service.js";
+import { BackupBusyError, BackupRefusedError, type BackupService } from "./service.js";
 
 /** Errors a start answers with before anything runs: busy and refused are 409/404, an erasure 503. */
 function startError(error: unknown): unknown {
-  if (error instanceof BackupBusyError) return conflict(error.message);
+  if (error instanceof BackupBusyError || error instanceof BackupRefusedError) return conflict(error.message);
   if (error instanceof RestoreRefusedError) return new HttpError(error.status, error.message);
   if (error instanceof ErasureInProgressError) return serviceUnavailable(error.message);
   return error;
@@ -63,9 +63,9 @@ export function backupRoutes(service: BackupService): FastifyPluginAsyncZod {
     }
 
     app.post(routes.backupCreate.url, routeOptions(routes.backupCreate), async (request, reply) => {
-      let started: ReturnType<BackupService["startBackup"]>;
+      let started: Awaited<ReturnType<BackupService["startBackup"]>>;
       try {
-        started = service.startBackup();
+        started = await service.startBackup();
       } catch (error) {
         throw startError(error);
       }

@@ -49,6 +49,9 @@ export class S3Destination implements BackupDestination {
       // (NotImplemented), and every file's SHA-256 is in the manifest anyway.
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
+      // The SDK waits forever by default: a NAS that stops answering would hold a backup (and every erasure behind
+      // it) for good. A connection must open within 10 s and no socket may sit idle for 2 minutes.
+      requestHandler: { connectionTimeout: 10_000, socketTimeout: 120_000 },
       credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
     });
   }

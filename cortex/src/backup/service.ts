@@ -13,7 +13,7 @@ import type {
   RunProgress,
 } from "@remram/contract";
 import type { CortexContext } from "../context.js";
-import { backupIdFor, backupsToRemove } from "../core/backup.js";
+import { backupIdFor, backupsToRemove, type DestinationTombstone, notEmptyReason } from "../core/backup.js";
 import { erasureSubject } from "../core/erasure.js";
 import { erasureGate } from "../knowledge/erasure-gate.js";
 import { readTombstones } from "../knowledge/tombstones.js";
@@ -21,6 +21,7 @@ import type { BackupDestination } from "./destination.js";
 import type { BackupManifest } from "./manifest.js";
 import {
   checkRestorable,
+  heldData,
   RestoreRefusedError,
   type RestoreTargets,
   replayErasures,
@@ -31,6 +32,11 @@ import { type BackupSources, takeBackup } from "./take.js";
 /** Refused because another run holds the service (409). */
 export class BackupBusyError extends Error {
   override readonly name = "BackupBusyError";
+}
+
+/** Refused because it would do harm (409): an empty Cortex backing up over backups with data. */
+export class BackupRefusedError extends Error {
+  override readonly name = "BackupRefusedError";
 }
 
 type Failure = { id: string; failedAt: string; error: string };
@@ -48,6 +54,7 @@ export class BackupService {
   private lastBackupFailure: Failure | undefined;
   private lastRestoreFailure: Failure | undefined;
   private lastRestore: RestoreReport | undefined;
+  private tombstoneWrites: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly context: Pick<CortexContext, "store" | "config" | "clock" | "policy">,
@@ -69,17 +76,23 @@ export class BackupService {
     return this.destination;
   }
 
-  private claim(kind: "backup" | "restore", id: string, startedAt: string): RunProgress {
+  private refuseWhileBusy(): void {
     if (this.running !== undefined)
       throw new BackupBusyError(
         `a ${this.running.kind} (${this.running.progress.id}) is running; wait for it (GET /admin/${this.running.kind === "backup" ? "backups" : "restore"})`,
       );
+  }
+
+  private claim(kind: "backup" | "restore", id: string, startedAt: string): RunProgress {
+    this.refuseWhileBusy();
     return { id, startedAt, phase: kind === "backup" ? "indices" : "verify", documentsDone: 0 };
   }
 
   /** Start a backup; resolves once it is running, with its id. `finished` settles when it ends. */
-  startBackup(): BackupStarted & { finished: Promise<BackupOutcome> } {
+  async startBackup(): Promise<BackupStarted & { finished: Promise<BackupOutcome> }> {
     const destination = this.target();
+    this.refuseWhileBusy();
+    await this.refuseEmptyOverBackups(destination);
     const takenAt = this.context.clock();
     const id = backupIdFor(takenAt, randomBytes(3).toString("hex"));
     const progress = this.claim("backup", id, takenAt.toISOString());
@@ -116,13 +129,31 @@ export class BackupService {
   }
 
   /**
+   * A Cortex that holds nothing (a new appliance waiting for `kubectl remram restore`) backs up nothing while the
+   * destination holds backups with data: retention would replace them, one a day, with empty ones.
+   */
+  private async refuseEmptyOverBackups(destination: BackupDestination): Promise<void> {
+    if (notEmptyReason(await heldData(this.context, this.sources)) !== undefined) return;
+    const withData = (await destination.list()).filter(
+      (backup) =>
+        (backup.counts.knowledge ?? 0) +
+          (backup.counts.archivedDocuments ?? 0) +
+          (backup.counts.commits ?? 0) >
+        0,
+    );
+    if (withData.length > 0)
+      throw new BackupRefusedError(
+        `this Cortex holds no data yet and ${destination.description} holds ${withData.length} backups that do (newest ${withData[0]?.id}): restore one (kubectl remram restore ID) before backing up, or retention would replace them with empty ones`,
+      );
+  }
+
+  /**
    * After a successful backup: the tombstones of every erasure so far into the destination (one made while it was
    * unreachable catches up here), then retention. A failure here leaves an extra backup or a tombstone for the next
-   * run, never a missing backup; it is logged by the caller through `onBackup`.
+   * run, never a missing backup; the route logs it.
    */
   private async afterBackup(destination: BackupDestination): Promise<void> {
-    for (const tombstone of await readTombstones(this.context.store))
-      await destination.recordTombstone(tombstone);
+    for (const tombstone of await readTombstones(this.context.store)) await this.recordTombstone(tombstone);
     const backups = await destination.list();
     for (const id of backupsToRemove(backups, this.settings.keep)) await destination.remove(id);
   }
@@ -158,7 +189,7 @@ export class BackupService {
   ): Promise<BackupStarted & { finished: Promise<RestoreReport | undefined> }> {
     const destination = this.target();
     const startedAt = this.context.clock().toISOString();
-    this.claim("restore", backupId, startedAt);
+    this.refuseWhileBusy();
     const manifest = await checkRestorable(this.context, this.sources, destination, backupId);
     const progress = this.claim("restore", backupId, startedAt);
     const started = performance.now();
@@ -216,8 +247,20 @@ export class BackupService {
   }
 
   /** After an erasure: its tombstone into the destination, so a restore of an older backup replays it. */
-  async recordErasure(userId: string, erasedAt: string): Promise<void> {
-    await this.destination?.recordTombstone({ subject: erasureSubject(userId), erasedAt });
+  recordErasure(userId: string, erasedAt: string): Promise<void> {
+    return this.recordTombstone({ subject: erasureSubject(userId), erasedAt });
+  }
+
+  /**
+   * One tombstone write at a time: each reads the stored time, compares and writes, and two at once (an erasure's
+   * and a backup's copy) could put the older time back.
+   */
+  private recordTombstone(tombstone: DestinationTombstone): Promise<void> {
+    const destination = this.destination;
+    if (destination === undefined) return Promise.resolve();
+    const next = this.tombstoneWrites.then(() => destination.recordTombstone(tombstone));
+    this.tombstoneWrites = next.catch(() => undefined);
+    return next;
   }
 }
 

@@ -34,6 +34,8 @@ function harness() {
   let polls = 0;
   let fail: string | undefined;
   let configured = true;
+  let unreadable: string | undefined;
+  let vanish = false;
   const started: string[] = [];
   const settled: string[] = [];
   let pending: Promise<void> = Promise.resolve();
@@ -48,12 +50,14 @@ function harness() {
       },
       backups: async () => {
         if (running !== undefined && polls-- <= 0) {
-          if (fail === undefined) backups.unshift(summary(running.id, new Date(now).toISOString()));
+          if (vanish) vanish = false;
+          else if (fail === undefined) backups.unshift(summary(running.id, new Date(now).toISOString()));
           else lastFailure = { id: running.id, failedAt: new Date(now).toISOString(), error: fail };
           running = undefined;
         }
         return {
           configured,
+          ...(unreadable ? { destinationError: unreadable } : {}),
           ...(running ? { running } : {}),
           ...(lastFailure ? { lastFailure } : {}),
           backups: [...backups],
@@ -77,6 +81,12 @@ function harness() {
     },
     succeedNext: () => {
       fail = undefined;
+    },
+    destinationError: (error: string) => {
+      unreadable = error;
+    },
+    vanishNext: () => {
+      vanish = true;
     },
     unconfigured: (value: boolean) => {
       configured = !value;
@@ -163,16 +173,100 @@ describe("scheduled backups", () => {
     expect(recovered.condition).toMatchObject({ status: "True", reason: "BackupSucceeded" });
   });
 
-  it("after a restart, take the last slot from status and start nothing early; wait while Cortex is down", async () => {
+  it("after a restart, take the last slot from status and start nothing early", async () => {
     const h = harness();
     h.at("2026-11-28T09:00:00Z");
     const previous = { lastScheduleTime: "2026-11-28T03:30:00Z", backups: 3 };
+    h.schedule.observe("home", "box", spec, { backup: previous }, true, created);
+    await h.settle();
+    expect(h.started).toEqual([]);
+    // Once the listing is read, the next reconcile comes at the listing's refresh, not in a tight loop.
+    const observed = h.schedule.observe("home", "box", spec, { backup: previous }, true, created);
+    expect(observed.nextInMs).toBe(10 * 60_000);
+  });
+
+  it("start a due slot only once Cortex is available", async () => {
+    const h = harness();
+    h.at("2026-11-28T04:00:00Z");
+    const previous = { lastScheduleTime: "2026-11-27T03:30:00Z", backups: 3 };
     h.schedule.observe("home", "box", spec, { backup: previous }, false, created);
     await h.settle();
     expect(h.started).toEqual([]);
     h.schedule.observe("home", "box", spec, { backup: previous }, true, created);
     await h.settle();
+    expect(h.started).toHaveLength(1);
+  });
+
+  it("after a restart, retry a failed slot held in status half an hour after the failure", async () => {
+    const h = harness();
+    const previous = {
+      lastScheduleTime: "2026-11-28T03:30:00Z",
+      backups: 1,
+      lastFailure: { time: "2026-11-28T03:31:00Z", message: "no space left" },
+    };
+    h.at("2026-11-28T03:45:00Z");
+    h.schedule.observe("home", "box", spec, { backup: previous }, true, created);
+    await h.settle();
     expect(h.started).toEqual([]);
+    const waiting = h.schedule.observe("home", "box", spec, { backup: previous }, true, created);
+    expect(waiting.nextInMs).toBe(10 * 60_000);
+    expect(waiting.condition).toMatchObject({ status: "False", reason: "BackupFailed" });
+    h.at("2026-11-28T04:01:00Z");
+    h.schedule.observe("home", "box", spec, { backup: previous }, true, created);
+    await h.settle();
+    expect(h.started).toHaveLength(1);
+  });
+
+  it("keep what status knew when the destination cannot be read, and fail the slot with its reason", async () => {
+    const h = harness();
+    h.at("2026-11-28T09:00:00Z");
+    const previous = {
+      lastScheduleTime: "2026-11-28T03:30:00Z",
+      backups: 2,
+      lastSuccessfulBackup: {
+        id: "backup-20261128T033000Z-abcdef",
+        completedAt: "2026-11-28T03:31:00Z",
+        bytes: 10,
+        knowledgeObjects: 4,
+        archivedDocuments: 0,
+        commits: 1,
+      },
+    };
+    h.destinationError("s3 bucket household refused ListObjectsV2: AccessDenied (HTTP 403)");
+    h.schedule.observe("home", "box", spec, { backup: previous }, true, created);
+    await h.settle();
+    const kept = h.schedule.observe("home", "box", spec, { backup: previous }, true, created);
+    expect(kept.status).toMatchObject({
+      backups: 2,
+      lastSuccessfulBackup: { id: "backup-20261128T033000Z-abcdef" },
+    });
+    // The next slot cannot run either: a failure naming the reason.
+    h.at("2026-11-29T03:30:00Z");
+    h.schedule.observe("home", "box", spec, kept.status && { backup: kept.status }, true, created);
+    await h.settle();
+    const failed = h.schedule.observe(
+      "home",
+      "box",
+      spec,
+      kept.status && { backup: kept.status },
+      true,
+      created,
+    );
+    expect(failed.condition).toMatchObject({ status: "False", reason: "BackupFailed" });
+    expect(failed.condition.message).toContain("(HTTP 403)");
+    expect(h.started).toEqual([]);
+  });
+
+  it("count a backup that vanished without completing (Cortex restarted) as failed", async () => {
+    const h = harness();
+    h.at("2026-11-28T03:30:00Z");
+    h.vanishNext();
+    h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    const failed = h.schedule.observe("home", "box", spec, undefined, true, created);
+    expect(h.started).toHaveLength(1);
+    expect(failed.condition).toMatchObject({ status: "False", reason: "BackupFailed" });
+    expect(failed.condition.message).toContain("ended without completing");
   });
 
   it("wait without a failure while Cortex has not mounted the backup volume yet (spec.backup just set)", async () => {

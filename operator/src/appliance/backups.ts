@@ -134,6 +134,18 @@ export function backupCondition(
   );
 }
 
+/**
+ * A failed slot held in status (a new leader, a restart): retried half an hour after the failure, not at the next
+ * slot.
+ */
+function retryFromStatus(previous: BackupStatus | undefined): Pick<BackupState, "retryAtMs"> {
+  const failure = previous?.lastFailure;
+  const success = previous?.lastSuccessfulBackup;
+  if (failure === undefined) return {};
+  if (success !== undefined && Date.parse(success.completedAt) >= Date.parse(failure.time)) return {};
+  return { retryAtMs: Date.parse(failure.time) + backupRetryMs };
+}
+
 function heldCondition(conditions: readonly Condition[] | undefined): ConditionInput | undefined {
   const held = conditions?.find((condition) => condition.type === backupConditionType);
   return held && { type: held.type, status: held.status, reason: held.reason, message: held.message };
@@ -168,10 +180,10 @@ export class ScheduledBackups {
       this.states.delete(key);
       return { condition: backupCondition(undefined, undefined) };
     }
-    const state = this.states.get(key) ?? { running: false };
+    const previous = appliance?.backup;
+    const state = this.states.get(key) ?? { running: false, ...retryFromStatus(previous) };
     this.states.set(key, state);
     const now = this.options.now();
-    const previous = appliance?.backup;
     const reachable = cortexAvailable || this.options.ignoreDeployment === true;
     const lastSlotMs =
       state.lastScheduleMs ??
@@ -213,6 +225,7 @@ export class ScheduledBackups {
       let id: string | undefined;
       if (slotMs !== undefined) {
         const first = await cortex.backups();
+        if (first.destinationError !== undefined) throw new Error(first.destinationError);
         if (!first.configured) {
           // Cortex has not rolled onto spec.backup's volume yet: the slot waits for the new pod, no failure.
           state.listing = first;
@@ -231,6 +244,9 @@ export class ScheduledBackups {
       }
       for (;;) {
         const listing = await cortex.backups();
+        // An unreadable destination (a disk unplugged, a bucket refusing the key) says nothing about what it
+        // holds: status keeps what it knew, and a slot counts as failed.
+        if (listing.destinationError !== undefined) throw new Error(listing.destinationError);
         state.listing = listing;
         state.listedAtMs = this.options.now();
         state.progress = listing.running;
@@ -241,6 +257,8 @@ export class ScheduledBackups {
       if (id === undefined) return;
       const failed = state.listing?.lastFailure;
       if (failed?.id === id) throw new Error(failed.error);
+      if (!state.listing?.backups.some((backup) => backup.id === id))
+        throw new Error(`backup ${id} ended without completing (did Cortex restart?)`);
       delete state.failure;
       delete state.retryAtMs;
       this.options.log.info({ key, backupId: id }, "backup complete");
