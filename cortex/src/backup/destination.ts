@@ -68,6 +68,11 @@ export async function writeThrough(
   return { sha256: hash.digest("hex"), bytes };
 }
 
+/** Newest first by the time taken (two backups in one second have ids that sort by their random part). */
+export function newestFirst(manifests: BackupManifest[]): BackupManifest[] {
+  return manifests.sort((a, b) => Date.parse(b.takenAt) - Date.parse(a.takenAt) || (a.id < b.id ? 1 : -1));
+}
+
 /** A tombstone file's content, or undefined when it is not one. */
 export function parseTombstone(text: string | undefined): DestinationTombstone | undefined {
   if (text === undefined) return undefined;
@@ -190,7 +195,7 @@ export class FolderDestination implements BackupDestination {
       const manifest = await this.manifest(entry);
       if (manifest !== undefined) manifests.push(manifest);
     }
-    return manifests;
+    return newestFirst(manifests);
   }
 
   read(id: string, name: string): Readable {

@@ -21,6 +21,7 @@ import {
   type BackupDestination,
   type BackupWriter,
   checkedSubject,
+  newestFirst,
   parseTombstone,
   writeThrough,
 } from "./destination.js";
@@ -207,7 +208,7 @@ export class S3Destination implements BackupDestination {
       const manifest = await this.manifest(id);
       if (manifest !== undefined) manifests.push(manifest);
     }
-    return manifests;
+    return newestFirst(manifests);
   }
 
   read(id: string, name: string): Readable {

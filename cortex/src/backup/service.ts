@@ -134,7 +134,8 @@ export class BackupService {
    */
   private async refuseEmptyOverBackups(destination: BackupDestination): Promise<void> {
     if (notEmptyReason(await heldData(this.context, this.sources)) !== undefined) return;
-    const withData = (await destination.list()).filter(
+    // A destination that cannot be listed fails the backup itself, with its reason in the listing.
+    const withData = (await destination.list().catch(() => [])).filter(
       (backup) =>
         (backup.counts.knowledge ?? 0) +
           (backup.counts.archivedDocuments ?? 0) +
