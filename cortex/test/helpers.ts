@@ -51,6 +51,19 @@ export async function dropIndices(app: FastifyInstance): Promise<void> {
   }
 }
 
+/** A person's private fact as the gateway ingests it. */
+export const knowledgeEvent = (userId: string, provenanceKey: string, statement: string) => ({
+  kind: "knowledge",
+  provenanceKey,
+  scope: "user",
+  owner: { userId },
+  privacy: "private",
+  statement,
+  type: "fact",
+  source: "user",
+  confidence: 0.8,
+});
+
 export async function ingestEvents(app: FastifyInstance, events: unknown[]): Promise<IngestResponse> {
   const response = await app.inject({ method: "POST", url: "/ingest", headers: auth, payload: { events } });
   if (response.statusCode !== 200)

@@ -15,7 +15,13 @@ import type { FastifyInstance } from "fastify";
 import { simpleGit } from "simple-git";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../../test/harness/src/wait.js";
-import { bearer, type FullCortex, ingestEvents, startFullCortex } from "../../test/helpers.js";
+import {
+  bearer,
+  type FullCortex,
+  ingestEvents,
+  knowledgeEvent,
+  startFullCortex,
+} from "../../test/helpers.js";
 import { maturationIndices } from "../knowledge/records.js";
 import { request } from "../store/client.js";
 import { scanDocuments } from "../store/reads.js";
@@ -27,18 +33,6 @@ import { backedUpIndices } from "./indices.js";
 const { url: opensearchUrl } = testbedEndpoints("opensearch");
 const ollama = testbedEndpoints("ollama");
 const ana = { userId: "ana", householdId: "h1", agentId: "main" };
-
-const knowledgeEvent = (userId: string, key: string, statement: string) => ({
-  kind: "knowledge",
-  provenanceKey: key,
-  scope: "user",
-  owner: { userId },
-  privacy: "private",
-  statement,
-  type: "fact",
-  source: "user",
-  confidence: 0.8,
-});
 
 describe("backups and restore (POST /admin/backups, /admin/restore) on real stores", () => {
   let destination: string;

@@ -5,7 +5,13 @@ import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../../test/harness/src/wait.js";
-import { bearer, type FullCortex, ingestEvents, startFullCortex } from "../../test/helpers.js";
+import {
+  bearer,
+  type FullCortex,
+  ingestEvents,
+  knowledgeEvent,
+  startFullCortex,
+} from "../../test/helpers.js";
 import { request } from "../store/client.js";
 
 // REMRAM_TESTBED=opensearch,ollama, and an S3-compatible server (S3Proxy, hack/install-s3proxy.sh) started here:
@@ -14,18 +20,6 @@ const { url: opensearchUrl } = testbedEndpoints("opensearch");
 const ollama = testbedEndpoints("ollama");
 const bucket = "household-backups";
 const prefix = "remram/moltbox";
-
-const fact = (userId: string, key: string, statement: string) => ({
-  kind: "knowledge",
-  provenanceKey: key,
-  scope: "user",
-  owner: { userId },
-  privacy: "private",
-  statement,
-  type: "fact",
-  source: "user",
-  confidence: 0.8,
-});
 
 describe("backups in an S3-compatible bucket", () => {
   let s3: { endpoints: S3Endpoints; stop: () => Promise<void> };
@@ -103,8 +97,8 @@ describe("backups in an S3-compatible bucket", () => {
   it("backs up into the bucket, lists only complete backups, and restores onto a fresh Cortex", async () => {
     const source = await start();
     await ingestEvents(source, [
-      fact("ana", "ana-tea", "Ana drinks green tea in the morning"),
-      fact("carol", "carol-cello", "Carol plays the cello on Sundays"),
+      knowledgeEvent("ana", "ana-tea", "Ana drinks green tea in the morning"),
+      knowledgeEvent("carol", "carol-cello", "Carol plays the cello on Sundays"),
     ]);
     // A run that died before its manifest: never listed, and gone after the next backup.
     const dead = `${prefix}/backup-20260101T000000Z-dead00`;
