@@ -140,6 +140,17 @@ function commandOf(
       );
     return rest;
   };
+  /** -o, one of `allowed`, else the first. */
+  const outputOf = <T extends string>(allowed: readonly T[]): T => {
+    const output = values.output ?? allowed[0];
+    if (!(allowed as readonly (string | undefined)[]).includes(output))
+      throw new UsageError(`-o takes ${allowed.join(" or ")}, not "${output}"`, verb);
+    return output as T;
+  };
+  const applianceOf = (): { appliance?: string } => {
+    if (values.appliance === "") throw new UsageError("--appliance needs a value", verb);
+    return values.appliance !== undefined ? { appliance: values.appliance } : {};
+  };
   switch (verb) {
     case "approve":
     case "deny": {
@@ -172,48 +183,20 @@ function commandOf(
         1,
         "user id (as Cortex knows the person, e.g. telegram:123 or openai-user:alice)",
       ) as [string];
-      const output = values.output ?? "markdown";
-      if (!(exportOutputs as readonly string[]).includes(output))
-        throw new UsageError(`-o takes ${exportOutputs.join(" or ")}, not "${output}"`, verb);
-      if (values.appliance === "") throw new UsageError("--appliance needs a value", verb);
-      return {
-        verb,
-        userId,
-        output: output as ExportOutput,
-        ...(values.appliance !== undefined ? { appliance: values.appliance } : {}),
-      };
+      return { verb, userId, output: outputOf(exportOutputs), ...applianceOf() };
     }
-    case "check": {
+    case "check":
       arity(0, 0, "");
-      const output = values.output ?? "text";
-      if (!(checkOutputs as readonly string[]).includes(output))
-        throw new UsageError(`-o takes ${checkOutputs.join(" or ")}, not "${output}"`, verb);
-      if (values.appliance === "") throw new UsageError("--appliance needs a value", verb);
-      return {
-        verb,
-        output: output as CheckOutput,
-        ...(values.appliance !== undefined ? { appliance: values.appliance } : {}),
-      };
-    }
+      return { verb, output: outputOf(checkOutputs), ...applianceOf() };
     case "backup": {
       const [sub] = arity(0, 1, "word list");
       if (sub !== undefined && sub !== "list")
         throw new UsageError(`backup takes nothing (back up now) or "list"; got ${sub}`, verb);
-      const output = values.output ?? "text";
-      if (!(checkOutputs as readonly string[]).includes(output))
-        throw new UsageError(`-o takes ${checkOutputs.join(" or ")}, not "${output}"`, verb);
-      if (values.appliance === "") throw new UsageError("--appliance needs a value", verb);
-      return {
-        verb,
-        list: sub === "list",
-        output: output as CheckOutput,
-        ...(values.appliance !== undefined ? { appliance: values.appliance } : {}),
-      };
+      return { verb, list: sub === "list", output: outputOf(checkOutputs), ...applianceOf() };
     }
     case "restore": {
       const [backupId] = arity(1, 1, "backup id (kubectl remram backup list shows them)") as [string];
-      if (values.appliance === "") throw new UsageError("--appliance needs a value", verb);
-      return { verb, backupId, ...(values.appliance !== undefined ? { appliance: values.appliance } : {}) };
+      return { verb, backupId, ...applianceOf() };
     }
     case "version":
       arity(0, 0, "");
