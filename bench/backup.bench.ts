@@ -13,16 +13,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BackupsResponse, RestoreStatus } from "@remram/contract";
 import { startOpenSearch } from "@remram/test-harness";
-import type { FastifyInstance } from "fastify";
 import { simpleGit } from "simple-git";
-import { buildApp } from "../cortex/src/app.js";
-import { cortexConfig } from "../cortex/src/config.js";
 import { maturationIndices } from "../cortex/src/knowledge/records.js";
 import { tombstoneIndex } from "../cortex/src/knowledge/tombstones.js";
-import { maturationPlugin } from "../cortex/src/maturation.js";
 import { request } from "../cortex/src/store/client.js";
-import { bearer, testCredentials } from "../cortex/src/testing/callers.js";
-import { archiveTranscripts, median, millis, retrieveLatency } from "./household-stores.js";
+import { bearer } from "../cortex/src/testing/callers.js";
+import { archiveTranscripts, householdCortex, median, millis, retrieveLatency } from "./household-stores.js";
 import { seed } from "./maturation-scenarios.js";
 
 const sizes = (process.env.BENCH_BACKUP_SIZES ?? "10000,100000").split(",").map((size) => Number(size));
@@ -33,29 +29,8 @@ const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
 const opensearch = await startOpenSearch();
 const scratch = mkdtempSync(join(tmpdir(), "remram-bench-backup-"));
 
-async function cortexOn(prefix: string, backupDir: string): Promise<FastifyInstance> {
-  const app = await buildApp({
-    config: cortexConfig.parse({
-      opensearchUrl: opensearch.endpoints.url,
-      credentials: testCredentials,
-      indexPrefix: prefix,
-      logLevel: "warn",
-      archiveTieringIntervalMinutes: 0,
-      usageFlushIntervalMs: 3_600_000,
-      backupDir,
-    }),
-    logger: false,
-    plugins: [
-      maturationPlugin({
-        workspaceDir: join(scratch, `${prefix}-workspace`),
-        archiveDir: join(scratch, `${prefix}-archive`),
-        gitAuthor: { name: "Bench", email: "bench@remram.invalid" },
-      }),
-    ],
-  });
-  await app.cortex.initialized;
-  return app;
-}
+const cortexOn = (prefix: string, backupDir: string) =>
+  householdCortex(opensearch.endpoints.url, scratch, prefix, { backupDir });
 
 /** A workspace with a history: one artifact page per commit, as promotions leave it. */
 async function commitHistory(workspace: string, commits: number): Promise<void> {

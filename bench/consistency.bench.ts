@@ -14,13 +14,10 @@ import { fileURLToPath } from "node:url";
 import type { ConsistencyReport } from "@remram/contract";
 import { startOpenSearch } from "@remram/test-harness";
 import type { FastifyInstance } from "fastify";
-import { buildApp } from "../cortex/src/app.js";
-import { cortexConfig } from "../cortex/src/config.js";
 import { maturationIndices } from "../cortex/src/knowledge/records.js";
-import { maturationPlugin } from "../cortex/src/maturation.js";
 import { request } from "../cortex/src/store/client.js";
-import { bearer, testCredentials } from "../cortex/src/testing/callers.js";
-import { archiveTranscripts, median, millis, retrieveLatency } from "./household-stores.js";
+import { bearer } from "../cortex/src/testing/callers.js";
+import { archiveTranscripts, householdCortex, median, millis, retrieveLatency } from "./household-stores.js";
 import { corpusObject, seed } from "./maturation-scenarios.js";
 
 const sizes = (process.env.BENCH_CHECK_SIZES ?? "10000,100000").split(",").map((size) => Number(size));
@@ -40,25 +37,7 @@ const results: Record<string, unknown>[] = [];
 try {
   for (const size of sizes) {
     const prefix = `bench-check-${size}-${randomBytes(3).toString("hex")}`;
-    const app = await buildApp({
-      config: cortexConfig.parse({
-        opensearchUrl: opensearch.endpoints.url,
-        credentials: testCredentials,
-        indexPrefix: prefix,
-        logLevel: "warn",
-        archiveTieringIntervalMinutes: 0,
-        usageFlushIntervalMs: 3_600_000,
-      }),
-      logger: false,
-      plugins: [
-        maturationPlugin({
-          workspaceDir: join(scratch, `${prefix}-workspace`),
-          archiveDir: join(scratch, `${prefix}-archive`),
-          gitAuthor: { name: "Bench", email: "bench@remram.invalid" },
-        }),
-      ],
-    });
-    await app.cortex.initialized;
+    const app = await householdCortex(opensearch.endpoints.url, scratch, prefix);
     const seedMs = await seed(app, size, size);
     const archiveMs = await archiveTranscripts(app, transcriptCount);
     const cleanRuns = [await check(app), await check(app), await check(app)];
