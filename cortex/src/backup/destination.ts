@@ -13,7 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { backupIdPattern } from "@remram/contract";
 import type { DestinationTombstone } from "../core/backup.js";
-import { type BackupManifest, backupManifest, manifestName } from "./manifest.js";
+import { type BackupManifest, manifestName, parseManifest } from "./manifest.js";
 
 export interface WrittenFile {
   sha256: string;
@@ -164,18 +164,8 @@ export class FolderDestination implements BackupDestination {
   }
 
   async manifest(id: string): Promise<BackupManifest | undefined> {
-    let text: string;
-    try {
-      text = await readFile(join(this.folder(id), manifestName), "utf8");
-    } catch {
-      return undefined;
-    }
-    try {
-      const parsed = backupManifest.safeParse(JSON.parse(text));
-      return parsed.success && parsed.data.id === id ? parsed.data : undefined;
-    } catch {
-      return undefined;
-    }
+    const text = await readFile(join(this.folder(id), manifestName), "utf8").catch(() => undefined);
+    return parseManifest(text, id);
   }
 
   async list(): Promise<BackupManifest[]> {

@@ -18,6 +18,17 @@ export const backupManifest = backupSummary.extend({
 export type BackupManifest = z.output<typeof backupManifest>;
 
 export const manifestName = "manifest.json";
+
+/** A manifest file's content, if it is the manifest of backup `id` (anything else: a backup that is not there). */
+export function parseManifest(text: string | undefined, id: string): BackupManifest | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = backupManifest.safeParse(JSON.parse(text));
+    return parsed.success && parsed.data.id === id ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
 /** The workspace repository, as `git bundle create --all` writes it; absent when the repository has no commit. */
 export const repositoryBundleName = "repository.bundle";
 /** The archive's documents, one JSON line each: hash, archiving time, canonical bytes as text. */

@@ -25,7 +25,7 @@ import {
   parseTombstone,
   writeThrough,
 } from "./destination.js";
-import { type BackupManifest, backupManifest, manifestName } from "./manifest.js";
+import { type BackupManifest, manifestName, parseManifest } from "./manifest.js";
 
 export interface S3Settings {
   endpoint: string;
@@ -192,14 +192,7 @@ export class S3Destination implements BackupDestination {
 
   async manifest(id: string): Promise<BackupManifest | undefined> {
     if (!backupIdPattern.test(id)) return undefined;
-    const text = await this.getText(this.key(id, manifestName));
-    if (text === undefined) return undefined;
-    try {
-      const parsed = backupManifest.safeParse(JSON.parse(text));
-      return parsed.success && parsed.data.id === id ? parsed.data : undefined;
-    } catch {
-      return undefined;
-    }
+    return parseManifest(await this.getText(this.key(id, manifestName)), id);
   }
 
   async list(): Promise<BackupManifest[]> {
