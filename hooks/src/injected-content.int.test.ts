@@ -269,6 +269,25 @@ describe("adversarial: injected content", () => {
   it(
     "a live-state question gets Cortex's block as dated history under a live-check instruction",
     async () => {
+      // A fact of its own: the reflections of the runs above may have reinforced or weakened Miso (they are shown
+      // the injected objects by id, and the model's choice varies), and this case is about the dating, not them.
+      const catFact = "Alice's cat sleeps in the laundry basket.";
+      await cortexPost("/ingest", {
+        events: [
+          {
+            kind: "knowledge",
+            provenanceKey: "seed-alice-cat-basket",
+            scope: "user",
+            owner: { userId: "alice" },
+            privacy: "private",
+            statement: catFact,
+            type: "fact",
+            source: "user",
+            confidence: 0.8,
+          },
+        ],
+      });
+      await waitFor(() => stored("laundry basket"), { what: "the second seeded fact", timeoutMs: 30_000 });
       workspaceFile("FLAP.md", "The cat flap was fixed on Monday.\n");
       const liveQuestion = "Is my cat at home right now? Read FLAP.md.";
       await readAs(liveQuestion, "FLAP.md");
@@ -278,8 +297,8 @@ describe("adversarial: injected content", () => {
         .at(0);
       if (prompt === undefined) throw new Error("the model never received the live-state question");
       // The block the plugin injected, in the system prompt before the transcript (which holds earlier tool
-      // results quoting blocks): Cortex's framing, the live-check instruction, and Alice's fact dated by the day
-      // Cortex learned it (seed 001: LIVE > RAW > DERIVED).
+      // results quoting blocks): Cortex's framing, the live-check instruction, and the fact seeded above dated by
+      // the day Cortex learned it (seed 001: LIVE > RAW > DERIVED).
       const start = prompt.indexOf(bundleOpen);
       const end = prompt.indexOf(bundleClose, start);
       expect(start).toBeGreaterThanOrEqual(0);
@@ -294,7 +313,7 @@ describe("adversarial: injected content", () => {
       ]);
       expect(block).toMatch(
         new RegExp(
-          `\\n- ${fact.replace(/[.]/g, "\\.")} \\(confidence 0\\.90; learned \\d{4}-\\d{2}-\\d{2}\\)\\n`,
+          `\\n- ${catFact.replace(/[.]/g, "\\.")} \\(confidence 0\\.80; learned \\d{4}-\\d{2}-\\d{2}\\)\\n`,
         ),
       );
     },
