@@ -89,6 +89,7 @@ describe("configuration", () => {
       region: "us-east-1",
       accessKeyId: "AKIAREMRAM",
       secretAccessKey: "backup-secret",
+      credentialsDir: "/run/s3",
     });
     expect(() => loadConfig({ ...env, CORTEX_BACKUP_DIR: "/backups" }, read)).toThrowError(
       /CORTEX_BACKUP_DIR and CORTEX_BACKUP_S3_ENDPOINT name two backup destinations/,

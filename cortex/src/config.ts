@@ -112,6 +112,8 @@ export const cortexConfig = z
         /** From CORTEX_BACKUP_S3_CREDENTIALS_DIR (files access-key-id and secret-access-key, a mounted Secret). */
         accessKeyId: z.string().min(1),
         secretAccessKey: z.string().min(1),
+        /** That folder, read again for every request so a rotated key takes effect without a restart. */
+        credentialsDir: z.string().min(1).optional(),
       })
       .strict()
       .optional(),
@@ -237,8 +239,8 @@ export function loadConfig(
         bucket: env.CORTEX_BACKUP_S3_BUCKET,
         ...(env.CORTEX_BACKUP_S3_PREFIX ? { prefix: env.CORTEX_BACKUP_S3_PREFIX } : {}),
         ...(env.CORTEX_BACKUP_S3_REGION ? { region: env.CORTEX_BACKUP_S3_REGION } : {}),
-        accessKeyId: readFile(`${s3CredentialsDir}/access-key-id`).trim(),
-        secretAccessKey: readFile(`${s3CredentialsDir}/secret-access-key`).trim(),
+        ...readS3Credentials(s3CredentialsDir, readFile),
+        credentialsDir: s3CredentialsDir,
       };
     } catch (error) {
       throw new ConfigError(
@@ -298,6 +300,17 @@ export function readCallerCredentials(
     if (token !== "") tokens[caller] = token;
   }
   return tokens;
+}
+
+/** An S3 key pair from a folder holding the files `access-key-id` and `secret-access-key` (a mounted Secret). */
+export function readS3Credentials(
+  dir: string,
+  readFile: (path: string) => string = readText,
+): { accessKeyId: string; secretAccessKey: string } {
+  return {
+    accessKeyId: readFile(`${dir}/access-key-id`).trim(),
+    secretAccessKey: readFile(`${dir}/secret-access-key`).trim(),
+  };
 }
 
 function readText(path: string): string {

@@ -16,6 +16,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { backupIdPattern } from "@remram/contract";
+import { readS3Credentials } from "../config.js";
 import type { DestinationTombstone } from "../core/backup.js";
 import {
   type BackupDestination,
@@ -35,10 +36,13 @@ export interface S3Settings {
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** Where the key pair came from: read again for every request, so a rotated Secret needs no restart. */
+  credentialsDir?: string;
 }
 
 export class S3Destination implements BackupDestination {
   private readonly client: S3Client;
+  private lastRead: { accessKeyId: string; secretAccessKey: string } | undefined;
 
   constructor(private readonly settings: S3Settings) {
     this.client = new S3Client({
@@ -53,8 +57,27 @@ export class S3Destination implements BackupDestination {
       // The SDK waits forever by default: a NAS that stops answering would hold a backup (and every erasure behind
       // it) for good. A connection must open within 10 s and no socket may sit idle for 2 minutes.
       requestHandler: { connectionTimeout: 10_000, socketTimeout: 120_000 },
-      credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+      credentials: async () => ({
+        ...this.credentials(),
+        // Already expired: the SDK asks again before every request (two small files read; the kubelet swaps a
+        // rotated Secret's files in place within a minute or so).
+        expiration: new Date(0),
+      }),
     });
+  }
+
+  /** The key pair in force: the folder's, or the one read at start while the folder cannot be read. */
+  private credentials(): { accessKeyId: string; secretAccessKey: string } {
+    const { credentialsDir, accessKeyId, secretAccessKey } = this.settings;
+    if (credentialsDir !== undefined) {
+      try {
+        const read = readS3Credentials(credentialsDir);
+        if (read.accessKeyId !== "" && read.secretAccessKey !== "") this.lastRead = read;
+      } catch {
+        // Mid-swap (the kubelet replaces the files through a symlink): keep the last pair read.
+      }
+    }
+    return this.lastRead ?? { accessKeyId, secretAccessKey };
   }
 
   get description(): string {

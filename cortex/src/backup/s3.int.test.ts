@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import type { BackupSummary, BackupsResponse, RestoreStatus } from "@remram/contract";
 import { type S3Endpoints, startS3Server } from "@remram/test-harness";
@@ -26,7 +29,7 @@ describe("backups in an S3-compatible bucket", () => {
   let client: S3Client;
   const started: FullCortex[] = [];
 
-  const start = async (secretAccessKey?: string) => {
+  const start = async (secretAccessKey?: string, credentialsDir?: string) => {
     const { url, region, accessKeyId, secretAccessKey: secret } = s3.endpoints;
     const cortex = await startFullCortex({
       opensearchUrl,
@@ -41,6 +44,7 @@ describe("backups in an S3-compatible bucket", () => {
         region,
         accessKeyId,
         secretAccessKey: secretAccessKey ?? secret,
+        ...(credentialsDir ? { credentialsDir } : {}),
       },
       backupKeep: 2,
     });
@@ -160,8 +164,15 @@ describe("backups in an S3-compatible bucket", () => {
     expect(await keys(`${prefix}/${taken.id}/`)).toEqual([]);
   }, 300_000);
 
-  it("reports a bucket that refuses its credentials as a failed backup, naming S3's reason", async () => {
-    const refused = await start("not-the-secret");
+  it("reports a bucket that refuses its credentials as a failed backup, naming S3's reason, and takes a rotated key without a restart", async () => {
+    // The mounted Secret's folder as the kubelet writes it; it holds a wrong key first.
+    const secretDir = mkdtempSync(join(tmpdir(), "remram-s3-key-"));
+    const writeKey = (secretAccessKey: string) => {
+      writeFileSync(join(secretDir, "access-key-id"), `${s3.endpoints.accessKeyId}\n`);
+      writeFileSync(join(secretDir, "secret-access-key"), `${secretAccessKey}\n`);
+    };
+    writeKey("not-the-secret");
+    const refused = await start("not-the-secret", secretDir);
     const response = await call(refused, "POST", "/admin/backups");
     expect(response.statusCode, response.body).toBe(202);
     const list = await settledBackups(refused);
@@ -172,5 +183,15 @@ describe("backups in an S3-compatible bucket", () => {
     expect(list.lastFailure?.error).not.toContain("not-the-secret");
     expect(list.backups).toEqual([]);
     expect(list.destinationError).toContain("(HTTP 403)");
-  }, 120_000);
+
+    // The user rotates the Secret to the bucket's real key: the same Cortex backs up with it (holding data, so
+    // it may back up over the earlier test's backups).
+    writeKey(s3.endpoints.secretAccessKey);
+    await ingestEvents(refused, [knowledgeEvent("ana", "ana-bike", "Ana rides a blue bicycle to work")]);
+    const taken = await backup(refused);
+    const after = (await call(refused, "GET", "/admin/backups")).json<BackupsResponse>();
+    expect(after.backups.map((b) => b.id)).toContain(taken.id);
+    expect(after.destinationError).toBeUndefined();
+    rmSync(secretDir, { recursive: true, force: true });
+  }, 180_000);
 });
