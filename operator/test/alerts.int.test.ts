@@ -86,6 +86,15 @@ const ruleTests = {
             'remram_appliance_consistency_last_check_timestamp_seconds{namespace="home",appliance="ok"}',
           values: "0+60x90",
         },
+        // box's spec.backup names a claim that appears only at minute 30; ok's destination is there.
+        {
+          series: 'remram_appliance_backup_destination_missing{namespace="home",appliance="box"}',
+          values: "1x30 0x60",
+        },
+        {
+          series: 'remram_appliance_backup_destination_missing{namespace="home",appliance="ok"}',
+          values: "0x90",
+        },
         // Cortex in "home" has a backup destination and its last backup completed 30 h before the clock starts;
         // in "calm" one completes every minute; in "none" there is no destination (nothing to alert on).
         { series: 'cortex_backup_configured{namespace="home",pod="cx"}', values: "1x90" },
@@ -272,6 +281,23 @@ const ruleTests = {
             ),
           ],
         },
+        { eval_time: "10m", alertname: "RemramBackupDestinationMissing", exp_alerts: [] },
+        {
+          eval_time: "20m",
+          alertname: "RemramBackupDestinationMissing",
+          exp_alerts: [
+            alert(
+              { severity: "warning", namespace: "home", appliance: "box" },
+              {
+                summary: "The backup destination of home/box is not there.",
+                description:
+                  "spec.backup names a claim or Secret that does not exist or lacks a key, so nothing is backed up; the appliance's BackedUp condition names it.",
+                runbook_url: `${runbooks}/RemramBackupDestinationMissing.md`,
+              },
+            ),
+          ],
+        },
+        { eval_time: "35m", alertname: "RemramBackupDestinationMissing", exp_alerts: [] },
         { eval_time: "30m", alertname: "RemramConsistencyCheckStale", exp_alerts: [] },
         {
           eval_time: "70m",

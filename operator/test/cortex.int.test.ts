@@ -551,7 +551,28 @@ describe("an appliance's data backed up on its schedule against the real Cortex"
     await client.mergePatch(appliancePath, {
       spec: { backup: { volume: { claimName: "usb-disk" }, schedule: "* * * * *", keep: 2 } },
     });
+    // The claim is not there yet (a misspelt name looks the same): Cortex keeps running without the mount, which
+    // would hold its pod Pending, and BackedUp names what is missing.
+    const missing = await untilBackedUp("False", "BackupDestinationMissing");
+    expect(getStatusCondition(missing, "BackedUp")?.message).toMatch(
+      /^PersistentVolumeClaim usb-disk \(spec\.backup\.volume\.claimName\) does not exist in namespace /,
+    );
+    const cortexVolumes = async () =>
+      (
+        await client.get<KubeObject & { spec: { template: { spec: { volumes?: { name: string }[] } } } }>(
+          `/apis/apps/v1/namespaces/${namespace}/deployments/box-cortex`,
+        )
+      )?.spec.template.spec.volumes?.map((volume) => volume.name) ?? [];
+    expect(await cortexVolumes()).not.toContain("backups");
+
+    await client.create(`/api/v1/namespaces/${namespace}/persistentvolumeclaims`, {
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: { name: "usb-disk", namespace },
+      spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+    });
     const backedUp = await untilBackedUp("True", "BackupSucceeded");
+    expect(await cortexVolumes()).toContain("backups");
     expect(backedUp.status?.backup).toMatchObject({
       lastScheduleTime: expect.any(String),
       backups: 1,

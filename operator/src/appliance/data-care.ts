@@ -5,6 +5,7 @@
  */
 import type { RemramApplianceSpec, RemramApplianceStatus } from "../api/v1alpha1/remram-appliance.js";
 import type { ConditionInput } from "../runtime/conditions.js";
+import { destinationMissingCondition, destinationRecheckMs } from "./backup-destination.js";
 import type { ScheduledBackups } from "./backups.js";
 import type { ConsistencyChecks } from "./consistency-check.js";
 
@@ -29,19 +30,22 @@ export function observeDataCare(
     spec: RemramApplianceSpec;
     status: RemramApplianceStatus | undefined;
     createdMs: number;
+    /** What keeps spec.backup's destination from Cortex (backup-destination.ts). */
+    backupProblem?: string | undefined;
   },
   cortexAvailable: boolean,
 ): DataCareObservation {
-  const { namespace, name, spec, status } = appliance;
+  const { namespace, name, spec, status, backupProblem } = appliance;
   const consistency = care.consistency?.observe(namespace, name, status, cortexAvailable);
-  const backups = care.backups?.observe(
-    namespace,
-    name,
-    spec.backup,
-    status,
-    cortexAvailable,
-    appliance.createdMs,
-  );
+  // No destination, no backup to ask for: status keeps what it said and the destination is looked at again soon.
+  const backups =
+    backupProblem !== undefined && spec.backup !== undefined
+      ? {
+          condition: destinationMissingCondition(backupProblem),
+          status: status?.backup,
+          nextInMs: destinationRecheckMs,
+        }
+      : care.backups?.observe(namespace, name, spec.backup, status, cortexAvailable, appliance.createdMs);
   const times = [consistency?.nextInMs, backups?.nextInMs].filter((ms): ms is number => ms !== undefined);
   return {
     conditions: [consistency?.condition, backups?.condition].filter(

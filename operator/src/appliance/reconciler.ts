@@ -17,6 +17,7 @@ import { type KubeClient, type KubeObject, objectPath } from "../runtime/kube-cl
 import type { OperatorMetrics } from "../runtime/metrics.js";
 import { controllerReference, splitKey } from "../runtime/owner.js";
 import { parseSpec, TerminalError } from "../runtime/terminal-error.js";
+import { backupDestinationProblem } from "./backup-destination.js";
 import { cortexCredentialKey, cortexCredentialSecret } from "./children/cortex.js";
 import { buildDevicePlugin } from "./children/device-plugin.js";
 import { gatewayIngressSpec } from "./children/gateway-expose.js";
@@ -52,7 +53,13 @@ import {
 } from "./gpu.js";
 import { gpuInventory, type HardwareProfile, type ProfileName, selectProfile } from "./hardware-profiles.js";
 import type { ModelPuller } from "./model-puller.js";
-import { applianceConditions, degradedCondition, eventType, observeWorkload } from "./status.js";
+import {
+  applianceConditions,
+  degradedCondition,
+  eventType,
+  modelStatuses,
+  observeWorkload,
+} from "./status.js";
 
 export interface RemramAppliance extends KubeObject {
   spec?: unknown;
@@ -148,6 +155,7 @@ export class ApplianceReconciler {
 
     const cloudKey = await cloudKeyState(this.deps.client, namespace, spec);
     const external = await this.externalOpenSearch.observe(namespace, name, spec);
+    const backupProblem = await backupDestinationProblem(this.deps.client, namespace, spec.backup);
     const tokens = await channelTokens(this.deps.client, namespace, spec);
     const liveIngress = this.deps.children("Ingress")?.get(namespace, childName(name, "gateway"));
     const ingressSpec = gatewayIngressSpec({ spec });
@@ -164,6 +172,7 @@ export class ApplianceReconciler {
       ...(ingressProxies === undefined ? {} : { ingressProxies }),
       ...(cloudKey.version === undefined ? {} : { cloudKeyVersion: cloudKey.version }),
       ...(external.secretsVersion === undefined ? {} : { opensearchSecretsVersion: external.secretsVersion }),
+      ...(backupProblem === undefined ? {} : { backupDestinationProblem: backupProblem }),
       name,
       namespace,
       owner: controllerReference(appliance),
@@ -232,7 +241,7 @@ export class ApplianceReconciler {
     const createdMs = Date.parse(appliance.metadata.creationTimestamp ?? "") || this.deps.now();
     const care = observeDataCare(
       this.deps.dataCare ?? {},
-      { namespace, name, spec, status: appliance.status, createdMs },
+      { namespace, name, spec, status: appliance.status, createdMs, backupProblem },
       workloads.cortex.available,
     );
     inputs.push(...care.conditions);
@@ -242,9 +251,6 @@ export class ApplianceReconciler {
     const previous = appliance.status?.conditions;
     let conditions = mergeConditions(previous, inputs, generation, nowIso);
     conditions = mergeConditions(conditions, [degradedCondition(conditions, now)], generation, nowIso);
-    const listed = new Map(
-      (modelReport.listed ?? []).map((model) => [model.name.replace(/:latest$/, ""), model]),
-    );
     const status: RemramApplianceStatus = {
       observedGeneration: generation,
       conditions,
@@ -255,36 +261,7 @@ export class ApplianceReconciler {
         ...(inventory.memoryMiB !== undefined ? { memoryMiB: inventory.memoryMiB } : {}),
         ...(inventory.product ? { product: inventory.product.slice(0, 128) } : {}),
       },
-      models: required.map((model) => {
-        const found = listed.get(model.name.replace(/:latest$/, ""));
-        const previousModel = appliance.status?.models?.find(
-          (entry) => entry.role === model.role && (model.role !== "agent" || entry.name === model.name),
-        );
-        const pulledAt = found
-          ? previousModel?.name === model.name && previousModel.pulledAt
-            ? previousModel.pulledAt
-            : nowIso
-          : undefined;
-        const progress = found ? undefined : modelReport.pulls?.get(model.name);
-        const pullError = found ? undefined : modelReport.pullErrors?.get(model.name);
-        return {
-          name: model.name,
-          role: model.role,
-          ...(found?.digest ? { digest: found.digest.slice(0, 128) } : {}),
-          ...(pulledAt ? { pulledAt } : {}),
-          ...(progress !== undefined || pullError !== undefined
-            ? {
-                pull: {
-                  status: (progress?.status ?? "starting").slice(0, 128),
-                  completedBytes: progress?.completedBytes ?? 0,
-                  totalBytes: progress?.totalBytes ?? 0,
-                  percent: progress?.percent ?? 0,
-                  ...(pullError !== undefined ? { error: pullError.slice(0, 512) } : {}),
-                },
-              }
-            : {}),
-        };
-      }),
+      models: modelStatuses(required, modelReport, appliance.status?.models, nowIso),
       endpoints: {
         ...(spec.opensearch.mode === "embedded"
           ? { opensearch: serviceUrl(ctx, "opensearch") }

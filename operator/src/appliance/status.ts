@@ -8,6 +8,7 @@ import {
   ApplianceReason,
   type ModelRole,
   type RemramApplianceSpec,
+  type RemramApplianceStatus,
 } from "../api/v1alpha1/remram-appliance.js";
 import { type ConditionInput, summarizeReady } from "../runtime/conditions.js";
 import type { RuntimeClassState } from "./gpu.js";
@@ -352,4 +353,44 @@ export function eventType(condition: Condition): "Normal" | "Warning" {
   if (condition.type === "Degraded") return condition.status === "True" ? "Warning" : "Normal";
   if (condition.type === "Progressing") return "Normal";
   return condition.status === "False" ? "Warning" : "Normal";
+}
+
+/** status.models: each required model, when it was first seen pulled, and a missing one's pull (pure). */
+export function modelStatuses(
+  required: ModelObservation["required"],
+  report: Omit<ModelObservation, "required">,
+  previous: RemramApplianceStatus["models"],
+  nowIso: string,
+): NonNullable<RemramApplianceStatus["models"]> {
+  const listed = new Map((report.listed ?? []).map((model) => [model.name.replace(/:latest$/, ""), model]));
+  return required.map((model) => {
+    const found = listed.get(model.name.replace(/:latest$/, ""));
+    const previousModel = previous?.find(
+      (entry) => entry.role === model.role && (model.role !== "agent" || entry.name === model.name),
+    );
+    const pulledAt = found
+      ? previousModel?.name === model.name && previousModel.pulledAt
+        ? previousModel.pulledAt
+        : nowIso
+      : undefined;
+    const progress = found ? undefined : report.pulls?.get(model.name);
+    const pullError = found ? undefined : report.pullErrors?.get(model.name);
+    return {
+      name: model.name,
+      role: model.role,
+      ...(found?.digest ? { digest: found.digest.slice(0, 128) } : {}),
+      ...(pulledAt ? { pulledAt } : {}),
+      ...(progress !== undefined || pullError !== undefined
+        ? {
+            pull: {
+              status: (progress?.status ?? "starting").slice(0, 128),
+              completedBytes: progress?.completedBytes ?? 0,
+              totalBytes: progress?.totalBytes ?? 0,
+              percent: progress?.percent ?? 0,
+              ...(pullError !== undefined ? { error: pullError.slice(0, 512) } : {}),
+            },
+          }
+        : {}),
+    };
+  });
 }

@@ -124,6 +124,12 @@ export class OperatorMetrics {
     labelNames: ["namespace", "appliance", "type"] as const,
     registers: [this.registry],
   });
+  readonly backupDestinationMissing = new Gauge({
+    name: "remram_appliance_backup_destination_missing",
+    help: "1 while spec.backup names a claim or Secret that is not there (Cortex runs without backups), else 0",
+    labelNames: ["namespace", "appliance"] as const,
+    registers: [this.registry],
+  });
   readonly consistencyFindings = new Gauge({
     name: "remram_appliance_consistency_findings",
     help: "Findings of the appliance's last consistency check (0: nothing wrong)",
@@ -163,13 +169,21 @@ export class OperatorMetrics {
   setApplianceConditions(
     namespace: string,
     appliance: string,
-    conditions: readonly { type: string; status: string }[] | undefined,
+    conditions: readonly { type: string; status: string; reason?: string }[] | undefined,
   ): void {
     const key = `${namespace}/${appliance}`;
     for (const type of this.conditionTypes.get(key) ?? [])
       this.applianceCondition.remove({ namespace, appliance, type });
     this.conditionTypes.delete(key);
+    this.backupDestinationMissing.remove({ namespace, appliance });
     if (conditions === undefined) return;
+    // Cortex without a destination exports no backup gauges, so RemramBackupStale cannot see this case.
+    const backedUp = conditions.find((condition) => condition.type === "BackedUp");
+    if (backedUp !== undefined)
+      this.backupDestinationMissing.set(
+        { namespace, appliance },
+        backedUp.reason === "BackupDestinationMissing" ? 1 : 0,
+      );
     for (const condition of conditions) {
       this.applianceCondition.set(
         { namespace, appliance, type: condition.type },

@@ -746,6 +746,7 @@ export const ApplianceReason = {
   BackupFailed: "BackupFailed",
   NoBackupYet: "NoBackupYet",
   BackupsNotConfigured: "BackupsNotConfigured",
+  BackupDestinationMissing: "BackupDestinationMissing",
   // Progressing, Degraded
   Steady: "Steady",
   PersistentFailure: "PersistentFailure",

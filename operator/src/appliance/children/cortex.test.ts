@@ -101,8 +101,10 @@ describe("Cortex's backup volume", () => {
       secret?: { secretName: string };
     }[];
   };
-  const podOf = (spec: Record<string, unknown>) => {
-    const children = buildApplianceChildren(context(spec));
+  const podOf = (spec: Record<string, unknown>, backupDestinationProblem?: string) => {
+    const children = buildApplianceChildren(
+      context(spec, backupDestinationProblem === undefined ? {} : { backupDestinationProblem }),
+    );
     const cortex = children.find(
       (child) => child.kind === "Deployment" && child.metadata.name === "box-cortex",
     ) as { spec: { template: { spec: PodSpec } } } | undefined;
@@ -151,6 +153,27 @@ describe("Cortex's backup volume", () => {
         secret: expect.objectContaining({ secretName: "nas-s3" }),
       }),
     );
+  });
+
+  it("leaves a destination that is not there out, so Cortex still starts", () => {
+    for (const backup of [
+      { volume: { claimName: "usb-dsik" } },
+      {
+        s3: {
+          endpoint: "https://nas.lan:9000",
+          bucket: "household",
+          credentialsSecretRef: { name: "nas-s3" },
+        },
+      },
+    ]) {
+      const { pod } = podOf({ backup }, "missing");
+      expect(
+        (pod.containers[0]?.env ?? []).map((e) => e.name).filter((n) => n.startsWith("CORTEX_BACKUP")),
+      ).toEqual([]);
+      expect(pod.volumes.map((volume) => volume.name)).not.toContain("backups");
+      expect(pod.volumes.map((volume) => volume.name)).not.toContain("backup-s3-credentials");
+      expect(pod.containers[0]?.volumeMounts.map((mount) => mount.name)).not.toContain("backups");
+    }
   });
 
   it("has no backup folder without spec.backup", () => {

@@ -64,7 +64,7 @@ export const cortexArchiveDir = `${cortexDataDir}/archive`;
 export const cortexArtifactsSubPath = "cortex/repo/artifacts";
 /** Where spec.backup.volume is mounted: Cortex writes one folder per backup into it (CORTEX_BACKUP_DIR). */
 export const cortexBackupDir = "/var/lib/remram/backups";
-/** Where spec.backup.s3's credentials Secret is mounted (read by Cortex at start). */
+/** Where spec.backup.s3's credentials Secret is mounted (Cortex reads it for every request). */
 const backupS3CredentialsDir = "/var/run/secrets/remram/backup-s3";
 /** HOME for Cortex's git (it reads ~/.gitconfig; the image's user has no home on the read-only root). */
 export const cortexHomeDir = "/home/cortex";
@@ -74,7 +74,8 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
   const workspace = ctx.spec.workspace;
   const credentials = ctx.spec.opensearch.external?.credentialsSecretRef;
   const ca = ctx.spec.opensearch.external?.caSecretRef;
-  const backup = ctx.spec.backup;
+  // A destination that is not there yet is left out: a missing claim or Secret would keep the pod from starting.
+  const backup = ctx.backupDestinationProblem === undefined ? ctx.spec.backup : undefined;
   const env = [
     { name: "CORTEX_PORT", value: String(ports.cortex) },
     { name: "CORTEX_CREDENTIALS_DIR", value: cortexCredentialsDir },

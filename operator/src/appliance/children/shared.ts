@@ -48,6 +48,8 @@ export interface ApplianceContext {
    * cloud model or the key is missing (then nothing escalates). A new version rolls the gateway onto the new key.
    */
   cloudKeyVersion?: string;
+  /** What keeps spec.backup's destination from Cortex (backup-destination.ts); Cortex gets none meanwhile. */
+  backupDestinationProblem?: string;
   /** The external OpenSearch's credential and CA Secrets' versions: Cortex reads them at start, so a change restarts it. */
   opensearchSecretsVersion?: string;
   /**
