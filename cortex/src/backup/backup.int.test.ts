@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import type {
   BackupSummary,
   BackupsResponse,
@@ -26,6 +27,7 @@ import { maturationIndices } from "../knowledge/records.js";
 import { request } from "../store/client.js";
 import { scanDocuments } from "../store/reads.js";
 import { backedUpIndices } from "./indices.js";
+import { type ArchiveLine, archiveFileName, manifestName } from "./manifest.js";
 
 // REMRAM_TESTBED=opensearch,ollama. Backups of a real Cortex (OpenSearch, the archive's files, a git repository)
 // restored onto fresh ones: the same documents, history, archive and answers; consistent when taken under writes;
@@ -384,5 +386,85 @@ describe("backups and restore (POST /admin/backups, /admin/restore) on real stor
     const refused = await call(none.app, "POST", "/admin/backups", undefined, "operator");
     expect(refused.statusCode).toBe(409);
     expect(refused.json<{ message: string }>().message).toMatch(/CORTEX_BACKUP_DIR/);
+  }, 300_000);
+
+  it("finishes a restore cut short when the same backup is restored again, and takes no other meanwhile", async () => {
+    const list = (await call(source, "GET", "/admin/backups")).json<BackupsResponse>();
+    const [newest, older] = list.backups;
+    if (newest === undefined || older === undefined) throw new Error("two backups expected");
+    const cut = await mkdtemp(join(tmpdir(), "remram-backups-cut-"));
+    try {
+      for (const { id } of [newest, older])
+        await cp(join(destination, id), join(cut, id), { recursive: true });
+      // The archive file's last document no longer matches its hash, and the manifest vouches for the file as it
+      // now is: the restore gets past the digests, writes the indices and the repository, then stops in the archive
+      // (as when a NAS goes away halfway).
+      const archivePath = join(cut, newest.id, archiveFileName);
+      const manifestPath = join(cut, newest.id, manifestName);
+      const intact = { archive: await readFile(archivePath), manifest: await readFile(manifestPath, "utf8") };
+      const lines = gunzipSync(intact.archive).toString("utf8").trimEnd().split("\n");
+      const last = JSON.parse(lines.at(-1) ?? "{}") as ArchiveLine;
+      lines[lines.length - 1] = JSON.stringify({ ...last, canonical: `${last.canonical} ` });
+      const broken = gzipSync(`${lines.join("\n")}\n`);
+      await writeFile(archivePath, broken);
+      const manifest = JSON.parse(intact.manifest) as { files: { name: string; sha256: string }[] };
+      for (const file of manifest.files)
+        if (file.name === archiveFileName) file.sha256 = createHash("sha256").update(broken).digest("hex");
+      await writeFile(manifestPath, JSON.stringify(manifest));
+
+      const copy = await startFullCortex({
+        opensearchUrl,
+        ollamaUrl: ollama.url,
+        embedModel: ollama.embedModel,
+        archiveTieringIntervalMinutes: 0,
+        backupDir: cut,
+      });
+      started.push(copy);
+      const restoreEnds = async () => {
+        const response = await call(copy.app, "POST", "/admin/restore", { backupId: newest.id });
+        expect(response.statusCode, response.body).toBe(202);
+        return waitFor(
+          async () => {
+            const s = (await call(copy.app, "GET", "/admin/restore")).json<RestoreStatus>();
+            return s.running === undefined ? s : undefined;
+          },
+          { what: "the restore to end", timeoutMs: 120_000 },
+        );
+      };
+      const failed = await restoreEnds();
+      expect(failed.lastFailure?.error).toMatch(/archive|hash/i);
+      expect((await check(copy.app)).counts.knowledge).toBe(newest.counts.knowledge);
+
+      // Meanwhile: no other backup over the half, and no backup of it.
+      const other = await call(copy.app, "POST", "/admin/restore", { backupId: older.id });
+      expect(other.statusCode).toBe(409);
+      expect(other.json<{ message: string }>().message).toMatch(
+        new RegExp(
+          `^this Cortex holds part of a restore of ${newest.id} \\(started \\S+\\) that did not finish: restore ${newest.id} again to finish it$`,
+        ),
+      );
+      const refusedBackup = await call(copy.app, "POST", "/admin/backups", undefined, "operator");
+      expect(refusedBackup.statusCode).toBe(409);
+      expect(refusedBackup.json<{ message: string }>().message).toMatch(
+        new RegExp(`part of a restore of ${newest.id} that did not finish`),
+      );
+
+      // The file comes back whole (the NAS is back): the same backup, restored again, finishes over the half.
+      await writeFile(archivePath, intact.archive);
+      await writeFile(manifestPath, intact.manifest);
+      const finished = await restoreEnds();
+      expect(finished.lastFailure).toBeUndefined();
+      expect(finished.last?.counts).toMatchObject(newest.counts);
+      const report = await check(copy.app);
+      expect(report.consistent).toBe(true);
+      expect(report.counts.knowledge).toBe(newest.counts.knowledge);
+      expect(await simpleGit(copy.workspace).raw(["status", "--porcelain"])).toBe("");
+      // Finished: a backup goes ahead again, and another restore is refused as over any Cortex with data.
+      await backup(copy.app);
+      const again = await call(copy.app, "POST", "/admin/restore", { backupId: older.id });
+      expect(again.json<{ message: string }>().message).toMatch(/already holds data/);
+    } finally {
+      await rm(cut, { recursive: true, force: true });
+    }
   }, 300_000);
 });

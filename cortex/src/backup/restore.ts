@@ -2,7 +2,8 @@
  * Restoring a backup onto an empty Cortex: every file checked against its digest before anything is written, the
  * indices filled with the same documents under the same ids, the repository from its bundle, the archive's
  * documents re-hashed as they land; then the erasures recorded in the destination after the backup was taken are
- * replayed on what came back, so an erased person's data never returns.
+ * replayed on what came back, so an erased person's data never returns. A restore cut short (a NAS gone, Cortex
+ * restarted) may be run again over what it wrote (restore-marker.ts).
  */
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
@@ -38,6 +39,7 @@ import {
   indexFileName,
   repositoryBundleName,
 } from "./manifest.js";
+import { readRestoreMarker, writeRestoreMarker } from "./restore-marker.js";
 
 /** A restore refused before it starts (the routes answer 404 or 409 with the message). */
 export class RestoreRefusedError extends Error {
@@ -58,7 +60,8 @@ export interface RestoreTargets {
   }>;
   repository: () => Promise<{
     check(): Promise<{ commits: number }>;
-    restore(path: string): Promise<{ head: string | null; commits: number }>;
+    /** `overRestored`: the repository may hold what a cut-short restore of the same bundle fetched. */
+    restore(path: string, overRestored?: boolean): Promise<{ head: string | null; commits: number }>;
   }>;
   /** Erase a person as /admin/erasure does (archive/erasure.ts), for a replayed erasure. */
   erase: (userId: string, reason: string) => Promise<ErasureOutcome>;
@@ -91,16 +94,22 @@ export async function heldData(
   };
 }
 
+/** A restore that may go ahead; `resuming`: it finishes a cut-short restore of the same backup. */
+export interface RestorePlan {
+  manifest: BackupManifest;
+  resuming: boolean;
+}
+
 /**
  * Whether this backup can be restored here: it exists, was embedded by this Cortex's model, comes from a template
- * version this Cortex knows, and Cortex holds nothing.
+ * version this Cortex knows, and Cortex holds nothing, or only what a cut-short restore of the same backup wrote.
  */
 export async function checkRestorable(
   context: Context,
   targets: RestoreTargets,
   destination: BackupDestination,
   backupId: string,
-): Promise<BackupManifest> {
+): Promise<RestorePlan> {
   const manifest = await destination.manifest(backupId);
   if (manifest === undefined)
     throw new RestoreRefusedError(`no complete backup ${backupId} in ${destination.description}`, 404);
@@ -116,9 +125,17 @@ export async function checkRestorable(
       `backup ${backupId} comes from a newer Cortex (index templates v${manifest.templateVersion}; this one knows v${templateVersion}): restore it with that release`,
       409,
     );
-  const reason = notEmptyReason(await heldData(context, targets));
-  if (reason !== undefined) throw new RestoreRefusedError(reason, 409);
-  return manifest;
+  const unfinished = await readRestoreMarker(context.store);
+  if (unfinished !== undefined && unfinished.backupId !== backupId)
+    throw new RestoreRefusedError(
+      `this Cortex holds part of a restore of ${unfinished.backupId} (started ${unfinished.startedAt}) that did not finish: restore ${unfinished.backupId} again to finish it`,
+      409,
+    );
+  if (unfinished === undefined) {
+    const reason = notEmptyReason(await heldData(context, targets));
+    if (reason !== undefined) throw new RestoreRefusedError(reason, 409);
+  }
+  return { manifest, resuming: unfinished !== undefined };
 }
 
 async function verifyFiles(destination: BackupDestination, manifest: BackupManifest): Promise<void> {
@@ -171,7 +188,7 @@ export async function restoreData(
   context: Context,
   targets: RestoreTargets,
   destination: BackupDestination,
-  manifest: BackupManifest,
+  { manifest, resuming }: RestorePlan,
   progress: RunProgress,
 ): Promise<RestoredData> {
   const { store } = context;
@@ -179,6 +196,8 @@ export async function restoreData(
   const named = new Set<string>();
   progress.documentsTotal = manifest.files.reduce((sum, file) => sum + file.documents, 0);
   await verifyFiles(destination, manifest);
+  // From here on a failure leaves part of the backup: the marker lets the same backup be restored over it.
+  await writeRestoreMarker(store, { backupId: manifest.id, startedAt: progress.startedAt });
 
   progress.phase = "indices";
   await ensureTombstoneIndex(store);
@@ -217,7 +236,7 @@ export async function restoreData(
     try {
       const bundlePath = join(scratch, repositoryBundleName);
       await pipeline(destination.read(manifest.id, repositoryBundleName), createWriteStream(bundlePath));
-      counts.commits = (await (await targets.repository()).restore(bundlePath)).commits;
+      counts.commits = (await (await targets.repository()).restore(bundlePath, resuming)).commits;
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }

@@ -27,6 +27,7 @@ import {
   replayErasures,
   restoreData,
 } from "./restore.js";
+import { readRestoreMarker, writeRestoreMarker } from "./restore-marker.js";
 import { type BackupSources, takeBackup } from "./take.js";
 
 /** Refused because another run holds the service (409). */
@@ -92,7 +93,7 @@ export class BackupService {
   async startBackup(): Promise<BackupStarted & { finished: Promise<BackupOutcome> }> {
     const destination = this.target();
     this.refuseWhileBusy();
-    await this.refuseEmptyOverBackups(destination);
+    await this.refuseUnsafeBackup(destination);
     const takenAt = this.context.clock();
     const id = backupIdFor(takenAt, randomBytes(3).toString("hex"));
     const progress = this.claim("backup", id, takenAt.toISOString());
@@ -129,10 +130,16 @@ export class BackupService {
   }
 
   /**
-   * A Cortex that holds nothing (a new appliance waiting for `kubectl remram restore`) backs up nothing while the
-   * destination holds backups with data: retention would replace them, one a day, with empty ones.
+   * A Cortex holding part of a restore backs up nothing (the backup would hold half of one), and neither does one
+   * that holds nothing (a new appliance waiting for `kubectl remram restore`) while the destination holds backups
+   * with data: retention would replace them, one a day, with empty ones.
    */
-  private async refuseEmptyOverBackups(destination: BackupDestination): Promise<void> {
+  private async refuseUnsafeBackup(destination: BackupDestination): Promise<void> {
+    const unfinished = await readRestoreMarker(this.context.store);
+    if (unfinished !== undefined)
+      throw new BackupRefusedError(
+        `this Cortex holds part of a restore of ${unfinished.backupId} that did not finish: restore it again (kubectl remram restore ${unfinished.backupId}) before backing up, or the backup would hold half of it`,
+      );
     if (notEmptyReason(await heldData(this.context, this.sources)) !== undefined) return;
     // A destination that cannot be listed fails the backup itself, with its reason in the listing.
     const withData = (await destination.list().catch(() => [])).filter(
@@ -191,21 +198,22 @@ export class BackupService {
     const destination = this.target();
     const startedAt = this.context.clock().toISOString();
     this.refuseWhileBusy();
-    const manifest = await checkRestorable(this.context, this.sources, destination, backupId);
+    const plan = await checkRestorable(this.context, this.sources, destination, backupId);
     const progress = this.claim("restore", backupId, startedAt);
     const started = performance.now();
     const restore = async (): Promise<RestoreReport> => {
       const data = await erasureGate(this.context.store).shared("a restore", () =>
-        restoreData(this.context, this.sources, destination, manifest, progress),
+        restoreData(this.context, this.sources, destination, plan, progress),
       );
       progress.phase = "erasures";
       const replayed = await replayErasures(
         this.context,
         this.sources,
-        manifest,
+        plan.manifest,
         await destination.tombstones(),
         data.named,
       );
+      await writeRestoreMarker(this.context.store, undefined);
       progress.phase = "done";
       return {
         backupId,

@@ -216,9 +216,9 @@ export class GitPromoter {
     return this.serialised(() => bundleRepository(this.repoDir, this.gitConfig, bundlePath));
   }
 
-  /** An empty repository filled from a bundle (restore). */
-  restore(bundlePath: string): Promise<BundledRepository> {
-    return this.serialised(() => restoreRepository(this.repoDir, this.gitConfig, bundlePath));
+  /** An empty repository (or one a cut-short restore of the same bundle filled) filled from a bundle (restore). */
+  restore(bundlePath: string, overRestored = false): Promise<BundledRepository> {
+    return this.serialised(() => restoreRepository(this.repoDir, this.gitConfig, bundlePath, overRestored));
   }
 
   /** The commit that promoted `proposalId` on the current branch, if any. */

@@ -26,16 +26,19 @@ export async function bundleRepository(
 
 /**
  * Fill an empty repository from a bundle: its branches fetched, HEAD on the branch it was on, the working tree
- * checked out. Refuses a repository that already has a commit; verifies the bundle first.
+ * checked out. Refuses a repository that already has a commit, unless `overRestored` (a cut-short restore of the
+ * same bundle fetched them: the forced fetch and the hard reset give the same result again); verifies the bundle
+ * first.
  */
 export async function restoreRepository(
   repoDir: string,
   gitConfig: readonly string[],
   bundlePath: string,
+  overRestored = false,
 ): Promise<BundledRepository> {
   const git = simpleGit({ baseDir: repoDir, config: [...gitConfig] });
   const existing = (await git.raw(["rev-parse", "--verify", "--quiet", "HEAD"]).catch(() => "")).trim();
-  if (existing !== "")
+  if (existing !== "" && !overRestored)
     throw new Error("the workspace repository already has commits; restore needs an empty one");
   await git.raw(["bundle", "verify", "--quiet", bundlePath]);
   const heads = (await git.raw(["bundle", "list-heads", bundlePath]))

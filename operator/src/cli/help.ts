@@ -113,7 +113,7 @@ pods/portforward in the namespace.
 checked against its digest first, then the indices, the repository and the archive come back as they were, and
 erasures recorded after the backup are replayed, so an erased person's data does not return. Cortex refuses
 when it already holds data (restore onto a new appliance, in a new namespace or cluster, that mounts the same
-backup volume).
+backup volume). A restore cut short after it began writing is finished by restoring the same backup again.
 
 Runs as Cortex's admin caller, like check.
 
