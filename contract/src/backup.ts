@@ -22,6 +22,35 @@ export const backupFile = z.object({
 });
 export type BackupFile = z.output<typeof backupFile>;
 
+/**
+ * A file the caller adds to a backup as it is (the operator's bundle of the appliance's Secrets, encrypted to the
+ * user's key): Cortex cannot read it and never restores it; it sits in the backup beside the other files, its
+ * digest in the manifest, for the user to take out.
+ */
+export const backupAttachmentPattern = /^attachment-[a-z0-9][a-z0-9.-]{0,62}$/;
+export const backupAttachment = z
+  .object({
+    name: z.string().regex(backupAttachmentPattern, "attachment-<lowercase letters, digits, dots, dashes>"),
+    /** At most 256 KiB once decoded. */
+    contentBase64: z.base64().max(349_528),
+  })
+  .strict();
+export type BackupAttachment = z.output<typeof backupAttachment>;
+
+export const backupRequest = z
+  .object({
+    attachments: z
+      .array(backupAttachment)
+      .max(4)
+      .refine(
+        (list) => new Set(list.map((file) => file.name)).size === list.length,
+        "attachment names repeat",
+      )
+      .default([]),
+  })
+  .strict();
+export type BackupRequest = z.input<typeof backupRequest>;
+
 export const backupSummary = z.object({
   id: backupId,
   takenAt: isoTimestamp,
@@ -30,6 +59,8 @@ export const backupSummary = z.object({
   /** Documents per Cortex index (by its name without the prefix), archived documents, commits. */
   counts: z.record(z.string(), z.int().min(0)),
   embedding: z.object({ model: z.string(), dimensions: z.int().min(1) }),
+  /** The attachments it holds, by name. */
+  attachments: z.array(z.string()).optional(),
 });
 export type BackupSummary = z.output<typeof backupSummary>;
 

@@ -13,7 +13,7 @@ import {
   transcriptArchiveRequest,
   transcriptArchiveResponse,
 } from "./archive.js";
-import { backupStarted, backupsResponse, restoreRequest, restoreStatus } from "./backup.js";
+import { backupRequest, backupStarted, backupsResponse, restoreRequest, restoreStatus } from "./backup.js";
 import type { CallerName } from "./callers.js";
 import { principal } from "./common.js";
 import { consistencyReport } from "./consistency.js";
@@ -401,6 +401,7 @@ export const routes = {
     schema: {
       summary:
         "Start a backup of every index, the workspace repository and the archive into the backup destination; GET /admin/backups follows it",
+      body: backupRequest.nullish(),
       response: {
         202: backupStarted,
         401: errorResponse,

@@ -327,6 +327,39 @@ describe("backups and restore (POST /admin/backups, /admin/restore) on real stor
     expect((await check(target.app)).consistent).toBe(true);
   }, 300_000);
 
+  it("keeps a caller's attachment byte for byte beside the data, with its digest, and refuses a bad one", async () => {
+    const sealed = randomBytes(2_048);
+    const post = (payload: unknown) => call(source, "POST", "/admin/backups", payload, "operator");
+    for (const bad of [
+      { attachments: [{ name: "../secrets", contentBase64: sealed.toString("base64") }] },
+      { attachments: [{ name: "attachment-x", contentBase64: "not base64!" }] },
+      { attachments: [{ name: "attachment-x", contentBase64: randomBytes(300_000).toString("base64") }] },
+    ]) {
+      const refused = await post(bad);
+      expect(refused.statusCode, refused.body).toBe(400);
+    }
+    const response = await post({
+      attachments: [{ name: "attachment-secrets.yaml.age", contentBase64: sealed.toString("base64") }],
+    });
+    expect(response.statusCode, response.body).toBe(202);
+    const { id } = response.json<{ id: string }>();
+    const listed = await waitFor(
+      async () => {
+        const list = (await call(source, "GET", "/admin/backups")).json<BackupsResponse>();
+        return list.running === undefined ? list.backups.find((b) => b.id === id) : undefined;
+      },
+      { what: "the backup with an attachment", timeoutMs: 120_000 },
+    );
+    expect(listed?.attachments).toEqual(["attachment-secrets.yaml.age"]);
+    expect(await readFile(join(destination, id, "attachment-secrets.yaml.age"))).toEqual(sealed);
+    const manifest = JSON.parse(await readFile(join(destination, id, "manifest.json"), "utf8")) as {
+      files: { name: string; sha256: string }[];
+    };
+    expect(manifest.files.find((file) => file.name === "attachment-secrets.yaml.age")?.sha256).toBe(
+      createHash("sha256").update(sealed).digest("hex"),
+    );
+  }, 180_000);
+
   it("refuses what it cannot do, writing nothing, and keeps only the newest backups", async () => {
     const fresh = await start();
     // An empty Cortex does not back up over backups that hold data: retention would replace them with empty ones.

@@ -65,7 +65,12 @@ export function backupRoutes(service: BackupService): FastifyPluginAsyncZod {
     app.post(routes.backupCreate.url, routeOptions(routes.backupCreate), async (request, reply) => {
       let started: Awaited<ReturnType<BackupService["startBackup"]>>;
       try {
-        started = await service.startBackup();
+        started = await service.startBackup(
+          (request.body?.attachments ?? []).map((file) => ({
+            name: file.name,
+            content: Buffer.from(file.contentBase64, "base64"),
+          })),
+        );
       } catch (error) {
         throw startError(error);
       }

@@ -5,12 +5,13 @@
  * Retention removes all but the newest `keep` backups after each successful one.
  */
 import { randomBytes } from "node:crypto";
-import type {
-  BackupStarted,
-  BackupsResponse,
-  RestoreReport,
-  RestoreStatus,
-  RunProgress,
+import {
+  type BackupStarted,
+  type BackupsResponse,
+  backupAttachmentPattern,
+  type RestoreReport,
+  type RestoreStatus,
+  type RunProgress,
 } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import { backupIdFor, backupsToRemove, type DestinationTombstone, notEmptyReason } from "../core/backup.js";
@@ -28,7 +29,7 @@ import {
   restoreData,
 } from "./restore.js";
 import { readRestoreMarker, writeRestoreMarker } from "./restore-marker.js";
-import { type BackupSources, takeBackup } from "./take.js";
+import { type BackupAttachmentFile, type BackupSources, takeBackup } from "./take.js";
 
 /** Refused because another run holds the service (409). */
 export class BackupBusyError extends Error {
@@ -90,7 +91,9 @@ export class BackupService {
   }
 
   /** Start a backup; resolves once it is running, with its id. `finished` settles when it ends. */
-  async startBackup(): Promise<BackupStarted & { finished: Promise<BackupOutcome> }> {
+  async startBackup(
+    attachments: readonly BackupAttachmentFile[] = [],
+  ): Promise<BackupStarted & { finished: Promise<BackupOutcome> }> {
     const destination = this.target();
     this.refuseWhileBusy();
     await this.refuseUnsafeBackup(destination);
@@ -100,7 +103,12 @@ export class BackupService {
     const started = performance.now();
     const finished = erasureGate(this.context.store)
       .shared("a backup", () =>
-        takeBackup(this.context, this.sources, destination, { id, takenAt: progress.startedAt, progress }),
+        takeBackup(this.context, this.sources, destination, {
+          id,
+          takenAt: progress.startedAt,
+          progress,
+          attachments,
+        }),
       )
       .then(
         async (manifest): Promise<Omit<BackupOutcome, "durationMs">> => {
@@ -180,14 +188,20 @@ export class BackupService {
       ...(running && { running: { ...running } }),
       ...(this.lastBackupFailure && { lastFailure: this.lastBackupFailure }),
       ...(destinationError && { destinationError }),
-      backups: backups.map(({ id, takenAt, completedAt, bytes, counts, embedding }) => ({
-        id,
-        takenAt,
-        completedAt,
-        bytes,
-        counts,
-        embedding,
-      })),
+      backups: backups.map(({ id, takenAt, completedAt, bytes, counts, embedding, files }) => {
+        const attachments = files
+          .map((file) => file.name)
+          .filter((name) => backupAttachmentPattern.test(name));
+        return {
+          id,
+          takenAt,
+          completedAt,
+          bytes,
+          counts,
+          embedding,
+          ...(attachments.length > 0 ? { attachments } : {}),
+        };
+      }),
     };
   }
 

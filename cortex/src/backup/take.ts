@@ -8,6 +8,7 @@ import { createReadStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import type { BackupFile, RunProgress } from "@remram/contract";
 import type { CortexContext } from "../context.js";
 import type { MaturationIndices } from "../knowledge/records.js";
@@ -77,11 +78,17 @@ function* jsonLines<T>(items: readonly T[]): Generator<Buffer> {
   for (const item of items) yield Buffer.from(`${JSON.stringify(item)}\n`);
 }
 
+/** A file the caller adds to the backup as it is (contract's backupAttachment, decoded). */
+export interface BackupAttachmentFile {
+  name: string;
+  content: Buffer;
+}
+
 export async function takeBackup(
   context: Context,
   sources: BackupSources,
   destination: BackupDestination,
-  run: { id: string; takenAt: string; progress: RunProgress },
+  run: { id: string; takenAt: string; progress: RunProgress; attachments?: readonly BackupAttachmentFile[] },
 ): Promise<BackupManifest> {
   const { store } = context;
   const { progress } = run;
@@ -144,6 +151,11 @@ export async function takeBackup(
     const archiveFile = await writer.write(archiveFileName, archiveLines(), { gzip: true });
     files.push({ name: archiveFileName, ...archiveFile, documents: entries.length });
     counts.archivedDocuments = entries.length;
+
+    for (const attachment of run.attachments ?? []) {
+      const written = await writer.write(attachment.name, Readable.from([attachment.content]));
+      files.push({ name: attachment.name, ...written, documents: 0 });
+    }
 
     const manifest: BackupManifest = {
       format: backupFormat,
