@@ -8,10 +8,12 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { buildCrd, crdRevisionAnnotation } from "./api/crd.js";
 import { allKinds } from "./api/v1alpha1/index.js";
+import { remramApplianceSpec } from "./api/v1alpha1/remram-appliance.js";
 import type { OperatorImages } from "./appliance/children/shared.js";
 import { managedSelector, setupApplianceController } from "./appliance/controller.js";
 import type { HardwareProfile, ProfileName } from "./appliance/hardware-profiles.js";
 import type { IngressControllerService } from "./appliance/ingress-controller.js";
+import { sealedSecretsAttachment } from "./appliance/secrets-bundle.js";
 import { setupArtifactProposalController } from "./artifact-proposal/controller.js";
 import { CortexDirectory } from "./cortex/directory.js";
 import { setupDimensionPolicyController } from "./dimension-policy/controller.js";
@@ -100,10 +102,11 @@ function crdsAtExpectedRevision(client: KubeClient): ReadinessCheck {
 
 /** The four controllers, and the Cortex directory they share (the appliance controller for its consistency checks). */
 export function setupControllers(manager: Manager, options: OperatorOptions, operatorUsername: string): void {
+  const appliances = manager.cache(kinds.remramAppliances);
   const cortex = new CortexDirectory({
     // The appliance controller's Secret cache: the token Secrets it generates are in it.
     secrets: manager.cache(kinds.secrets, managedSelector),
-    appliances: manager.cache(kinds.remramAppliances),
+    appliances,
     readSecret: (namespace, name) =>
       manager.client.get<KubeObject>(`/api/v1/namespaces/${namespace}/secrets/${name}`),
     ...(options.cortexUrl ? { cortexUrl: options.cortexUrl } : {}),
@@ -125,6 +128,12 @@ export function setupControllers(manager: Manager, options: OperatorOptions, ope
     },
     backups: {
       cortexFor: (namespace, name) => cortex.clientFor(namespace, name),
+      attachmentsFor: async (namespace, name) => {
+        const appliance = appliances.get(namespace, name);
+        if (appliance === undefined) return [];
+        const spec = remramApplianceSpec.parse((appliance as KubeObject & { spec?: unknown }).spec);
+        return sealedSecretsAttachment(manager.client, { namespace, name, spec }, new Date(manager.now()));
+      },
       ignoreDeployment: options.cortexUrl !== undefined,
     },
   });

@@ -111,6 +111,14 @@ const invalid: [string, string, unknown, string][] = [
     "spec.backup names one destination: volume or s3",
   ],
   [
+    "a backup's Secrets sealed to something that is not an age public key",
+    "remramappliances",
+    appliance("box", {
+      backup: { volume: { claimName: "usb-disk" }, secrets: { ageRecipients: ["ssh-ed25519 AAAAC3Nza"] } },
+    }),
+    "each ageRecipient must be an age X25519 public key",
+  ],
+  [
     "a backup schedule that is not cron",
     "remramappliances",
     appliance("box", { backup: { volume: { claimName: "usb-disk" }, schedule: "nightly" } }),

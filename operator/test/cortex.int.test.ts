@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KubeConfig } from "@kubernetes/client-node";
+import { Decrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
 import type { FastifyInstance } from "fastify";
+import { load } from "js-yaml";
 import { pino } from "pino";
 import { simpleGit } from "simple-git";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +15,7 @@ import { testbedEndpoints } from "../../test/harness/src/inject.js";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { defaultOperatorNamespace, defaultOperatorServiceAccount } from "../src/api/generated-files.js";
 import { loadHardwareProfiles } from "../src/appliance/hardware-profiles.js";
+import { secretsAttachmentName } from "../src/appliance/secrets-bundle.js";
 import { decisionPatch, type ProposalView } from "../src/cli/commands.js";
 import { defaultImages } from "../src/config.js";
 import { type RunningOperator, startOperator } from "../src/operator.js";
@@ -548,8 +551,17 @@ describe("an appliance's data backed up on its schedule against the real Cortex"
     // Not an outage: readiness does not depend on it.
     expect(getStatusCondition(unconfigured, "Degraded")?.status).not.toBe("True");
 
+    // The household's age key: each backup holds the appliance's Secrets sealed to it.
+    const householdKey = await generateX25519Identity();
     await client.mergePatch(appliancePath, {
-      spec: { backup: { volume: { claimName: "usb-disk" }, schedule: "* * * * *", keep: 2 } },
+      spec: {
+        backup: {
+          volume: { claimName: "usb-disk" },
+          schedule: "* * * * *",
+          keep: 2,
+          secrets: { ageRecipients: [await identityToRecipient(householdKey)] },
+        },
+      },
     });
     // The claim is not there yet (a misspelt name looks the same): Cortex keeps running without the mount, which
     // would hold its pod Pending, and BackedUp names what is missing.
@@ -581,5 +593,28 @@ describe("an appliance's data backed up on its schedule against the real Cortex"
     // The backup is in the volume, complete (its manifest written last).
     const folder = join(scratch, "backups", String(backedUp.status?.backup?.lastSuccessfulBackup?.id));
     expect(existsSync(join(folder, "manifest.json"))).toBe(true);
+
+    // The Secrets, sealed: only the household's key opens them, and they apply into a new appliance's namespace
+    // with the values the operator and Cortex use (here Cortex's operator credential).
+    const sealed = readFileSync(join(folder, secretsAttachmentName));
+    expect(sealed.includes(Buffer.from(operatorToken))).toBe(false);
+    const decrypter = new Decrypter();
+    decrypter.addIdentity(householdKey);
+    const manifest = load(await decrypter.decrypt(sealed, "text")) as { kind: string; items: KubeObject[] };
+    expect(manifest.kind).toBe("List");
+    expect(manifest.items.map((item) => item.metadata.name)).toContain("box-cortex-operator");
+    const restoredNamespace = `${namespace}-restored`;
+    await createNamespace(client, restoredNamespace);
+    try {
+      for (const item of manifest.items)
+        await client.create(`/api/v1/namespaces/${restoredNamespace}/secrets`, item);
+      const restored = await client.get<KubeObject & { data: Record<string, string> }>(
+        `/api/v1/namespaces/${restoredNamespace}/secrets/box-cortex-operator`,
+      );
+      expect(Buffer.from(restored?.data.token ?? "", "base64").toString()).toBe(operatorToken);
+      expect(restored?.metadata.labels?.["app.kubernetes.io/managed-by"]).toBe("remram-operator");
+    } finally {
+      await client.delete(`/api/v1/namespaces/${restoredNamespace}`);
+    }
   }, 200_000);
 });

@@ -1,9 +1,13 @@
 // The household's memory backed up on real pods: a claim the household made for its backup disk (local-path here,
 // a USB disk or a NAS share at home) named in spec.backup; Cortex rolls onto it, the operator backs up on the
 // schedule into status and the BackedUp condition, and `kubectl remram backup` (the plugin built here) takes one
-// by hand and lists them. Restoring onto an empty Cortex is tested on real stores in cortex/src/backup.
+// by hand and lists them, each with the appliance's Secrets sealed to the household's age key. Restoring onto an
+// empty Cortex is tested on real stores in cortex/src/backup.
+import { Decrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
+import { load } from "js-yaml";
 import { describe, expect, it } from "vitest";
 import { waitFor } from "../../test/harness/src/wait.js";
+import { secretsAttachmentName } from "../src/appliance/secrets-bundle.js";
 import {
   applianceReadyAndCurrent,
   conditions,
@@ -17,7 +21,7 @@ import {
 import { installPlugin } from "./real-appliance-dream.js";
 
 const claim = "household-backups";
-const patchBackup = (schedule: string) =>
+const patchBackup = (schedule: string, ageRecipient: string) =>
   kubectl([
     "-n",
     namespace,
@@ -26,7 +30,16 @@ const patchBackup = (schedule: string) =>
     "moltbox",
     "--type=merge",
     "-p",
-    JSON.stringify({ spec: { backup: { volume: { claimName: claim }, schedule, keep: 2 } } }),
+    JSON.stringify({
+      spec: {
+        backup: {
+          volume: { claimName: claim },
+          schedule,
+          keep: 2,
+          secrets: { ageRecipients: [ageRecipient] },
+        },
+      },
+    }),
   ]);
 
 export function describeBackup(): void {
@@ -43,16 +56,24 @@ export function describeBackup(): void {
           spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
         }),
       );
+      const householdKey = await generateX25519Identity();
+      const recipient = await identityToRecipient(householdKey);
       const configuredAt = Date.now();
       // Every minute while this test runs; a rare slot again before the rest of the suite.
-      await patchBackup("* * * * *");
+      await patchBackup("* * * * *", recipient);
+      let lastSeen: unknown;
       const backedUp = await waitFor(
         async () => {
           const condition = (await conditions()).find((c) => c.type === "BackedUp");
+          lastSeen = condition;
           return condition?.status === "True" ? condition : undefined;
         },
         { what: "BackedUp=True on the schedule", timeoutMs: 300_000, intervalMs: 2_000 },
-      );
+      ).catch((error: unknown) => {
+        throw new Error(
+          `${error instanceof Error ? error.message : String(error)}; BackedUp: ${JSON.stringify(lastSeen)}`,
+        );
+      });
       measured.firstScheduledBackupSeconds = Math.round((Date.now() - configuredAt) / 1000);
       expect(backedUp.reason).toBe("BackupSucceeded");
       expect(backedUp.message).toMatch(/^backup-\S+ completed at \S+: [1-9]\d* knowledge objects/);
@@ -62,7 +83,7 @@ export function describeBackup(): void {
       const started = Date.now();
       const taken = JSON.parse(
         (await kubectlAs(admin, ["remram", "backup", "-n", namespace, "-o", "json"], plugins)).stdout,
-      ) as { id: string; bytes: number; counts: Record<string, number> };
+      ) as { id: string; bytes: number; counts: Record<string, number>; attachments?: string[] };
       measured.backupByHand = { seconds: Math.round((Date.now() - started) / 1000), bytes: taken.bytes };
       expect(taken.counts.knowledge).toBeGreaterThan(0);
       expect(taken.counts.commits).toBeGreaterThan(0);
@@ -79,8 +100,31 @@ export function describeBackup(): void {
       expect(manifest.files.map((file) => file.name)).toEqual(
         expect.arrayContaining(["index-knowledge.ndjson.gz", "repository.bundle", "archive.ndjson.gz"]),
       );
+      // The plugin sealed the appliance's Secrets into it, as the operator does for scheduled ones: the household's
+      // key opens them, the gateway's token and Cortex's credentials among them.
+      expect(taken.attachments).toEqual([secretsAttachmentName]);
+      const sealed = Buffer.from(
+        await nodeInPod(
+          "cortex",
+          "process.stdout.write(require('fs').readFileSync(process.argv[1]).toString('base64'))",
+          `/var/lib/remram/backups/${taken.id}/${secretsAttachmentName}`,
+        ),
+        "base64",
+      );
+      const decrypter = new Decrypter();
+      decrypter.addIdentity(householdKey);
+      const secrets = load(await decrypter.decrypt(sealed, "text")) as {
+        items: { metadata: { name: string } }[];
+      };
+      expect(secrets.items.map((item) => item.metadata.name)).toEqual(
+        expect.arrayContaining([
+          "moltbox-gateway-config",
+          "moltbox-cortex-operator",
+          "moltbox-cortex-gateway",
+        ]),
+      );
 
-      await patchBackup("0 3 1 1 *");
+      await patchBackup("0 3 1 1 *", recipient);
       await waitFor(async () => ((await applianceReadyAndCurrent()) ? true : undefined), {
         what: "the appliance Ready at its new generation",
         timeoutMs: 180_000,

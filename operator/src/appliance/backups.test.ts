@@ -26,7 +26,10 @@ function summary(id: string, completedAt: string): BackupSummary {
  * The schedule with a clock the test moves and a Cortex whose backups it plays: `polls` listings show the backup
  * running, then it is complete (or failed). Sleeping between polls costs nothing.
  */
-function harness() {
+function harness(
+  attachmentsFor?: (namespace: string, name: string) => Promise<{ name: string; contentBase64: string }[]>,
+) {
+  const requests: unknown[] = [];
   let now = Date.parse("2026-11-28T02:00:00Z");
   const backups: BackupSummary[] = [];
   let running: BackupsResponse["running"];
@@ -36,12 +39,14 @@ function harness() {
   let configured = true;
   let unreadable: string | undefined;
   let vanish = false;
+  let unreachable = false;
   const started: string[] = [];
   const settled: string[] = [];
   let pending: Promise<void> = Promise.resolve();
   const schedule = new ScheduledBackups({
     cortexFor: async () => ({
-      startBackup: async () => {
+      startBackup: async (request) => {
+        requests.push(request);
         const id = `backup-${new Date(now).toISOString().replace(/[-:]/g, "").slice(0, 15)}Z-abcdef`;
         started.push(id);
         running = { id, startedAt: new Date(now).toISOString(), phase: "indices", documentsDone: 0 };
@@ -49,6 +54,7 @@ function harness() {
         return { id, startedAt: running.startedAt };
       },
       backups: async () => {
+        if (unreachable) throw new TypeError("fetch failed");
         if (running !== undefined && polls-- <= 0) {
           if (vanish) vanish = false;
           else if (fail === undefined) backups.unshift(summary(running.id, new Date(now).toISOString()));
@@ -64,6 +70,7 @@ function harness() {
         };
       },
     }),
+    ...(attachmentsFor ? { attachmentsFor } : {}),
     now: () => now,
     sleep: async () => undefined,
     settled: (key) => settled.push(key),
@@ -74,6 +81,7 @@ function harness() {
   };
   return {
     schedule,
+    requests,
     started,
     settled,
     failNext: (error: string) => {
@@ -87,6 +95,9 @@ function harness() {
     },
     vanishNext: () => {
       vanish = true;
+    },
+    reachable: (value: boolean) => {
+      unreachable = !value;
     },
     unconfigured: (value: boolean) => {
       configured = !value;
@@ -106,6 +117,69 @@ function harness() {
 }
 
 describe("scheduled backups", () => {
+  it("ask a Cortex that does not answer at the slot again soon, and fail only once it stays away", async () => {
+    const h = harness();
+    h.reachable(false);
+    h.at("2026-11-28T03:30:00Z");
+    h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    // Its pod rolling onto the volume: no failure, asked again in 15 s (the listing it also reads fails quietly).
+    h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    const waiting = h.schedule.observe("home", "box", spec, undefined, true, created);
+    expect(waiting.condition).toMatchObject({ status: "Unknown", reason: "NoBackupYet" });
+    expect(waiting.nextInMs).toBe(15_000);
+    h.reachable(true);
+    h.at("2026-11-28T03:30:15Z");
+    h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    expect(h.started).toHaveLength(1);
+    expect(h.schedule.observe("home", "box", spec, undefined, true, created).condition).toMatchObject({
+      status: "True",
+    });
+
+    // The next slot finds it away for good: a failure once five minutes have passed.
+    h.reachable(false);
+    for (const at of ["2026-11-29T03:30:00Z", "2026-11-29T03:32:00Z", "2026-11-29T03:35:00Z"]) {
+      h.at(at);
+      h.schedule.observe("home", "box", spec, undefined, true, created);
+      await h.settle();
+    }
+    expect(h.schedule.observe("home", "box", spec, undefined, true, created).condition).toMatchObject({
+      status: "False",
+      reason: "BackupFailed",
+      message: expect.stringContaining("fetch failed"),
+    });
+  });
+
+  it("carry the appliance's sealed Secrets, and fail naming the cause when they cannot be sealed", async () => {
+    const sealed = { name: "attachment-appliance-secrets.yaml.age", contentBase64: "c2VhbGVk" };
+    let refuse = false;
+    const h = harness(async (namespace, name) => {
+      expect([namespace, name]).toEqual(["home", "box"]);
+      if (refuse) throw new Error("Secrets is forbidden");
+      return [sealed];
+    });
+    h.at("2026-11-28T03:30:00Z");
+    h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    expect(h.requests).toEqual([{ attachments: [sealed] }]);
+
+    refuse = true;
+    h.at("2026-11-29T03:30:00Z");
+    h.schedule.observe("home", "box", spec, undefined, true, created);
+    await h.settle();
+    expect(h.requests).toHaveLength(1);
+    const failed = h.schedule.observe("home", "box", spec, undefined, true, created);
+    expect(failed.condition).toMatchObject({
+      status: "False",
+      reason: "BackupFailed",
+      message: expect.stringContaining(
+        "the appliance's Secrets could not be sealed for the backup: Secrets is forbidden",
+      ),
+    });
+  });
+
   it("say the household is not backed up without spec.backup", () => {
     const { schedule } = harness();
     expect(schedule.observe("home", "box", undefined, undefined, true, created)).toEqual({

@@ -6,7 +6,7 @@
  * last schedule time is read back from status, so a restarted operator neither backs up again early nor forgets a
  * missed slot (one run catches up, as a CronJob with Forbid would).
  */
-import type { BackupStarted, BackupsResponse } from "@remram/contract";
+import type { BackupAttachment, BackupRequest, BackupStarted, BackupsResponse } from "@remram/contract";
 import type { Logger } from "pino";
 import type { Condition } from "../api/v1alpha1/common.js";
 import {
@@ -22,7 +22,7 @@ export type BackupSpec = NonNullable<RemramApplianceSpec["backup"]>;
 
 /** What the operator calls on the appliance's Cortex. */
 export interface BackupCortex {
-  startBackup(): Promise<BackupStarted>;
+  startBackup(request?: BackupRequest): Promise<BackupStarted>;
   backups(): Promise<BackupsResponse>;
 }
 
@@ -35,6 +35,8 @@ export const backupRetryMs = 30 * 60_000;
 export const listingRefreshMs = 10 * 60_000;
 /** A due slot finds Cortex without its backup volume (spec.backup just set, the pod rolling): asked again this soon. */
 const notConfiguredRetryMs = 15_000;
+/** A due slot finds Cortex not answering: asked again every notConfiguredRetryMs, a failure only after this long. */
+export const cortexAwayGraceMs = 5 * 60_000;
 
 export interface BackupObservation {
   condition: ConditionInput;
@@ -54,6 +56,8 @@ interface BackupState {
   failure?: { time: string; message: string };
   /** A slot that could not run yet (failed, or Cortex without its volume) runs then. */
   retryAtMs?: number;
+  /** Since when a due slot has found Cortex not answering (its pod rolling onto the volume, a restart). */
+  awaySinceMs?: number;
 }
 
 const seconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
@@ -157,6 +161,8 @@ export class ScheduledBackups {
   constructor(
     private readonly options: {
       cortexFor: (namespace: string, name: string) => Promise<BackupCortex>;
+      /** Files each scheduled backup of the appliance carries (its Secrets, sealed: secrets-bundle.ts). */
+      attachmentsFor?: (namespace: string, name: string) => Promise<BackupAttachment[]>;
       ignoreDeployment?: boolean;
       now: () => number;
       sleep?: (ms: number) => Promise<void>;
@@ -211,6 +217,16 @@ export class ScheduledBackups {
   }
 
   /** A run: start a backup when `slotMs` is given (else only read the listing), then follow it to its end. */
+  private async attachments(namespace: string, name: string): Promise<BackupAttachment[]> {
+    try {
+      return (await this.options.attachmentsFor?.(namespace, name)) ?? [];
+    } catch (error) {
+      throw new Error(
+        `the appliance's Secrets could not be sealed for the backup: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+
   private start(
     key: string,
     namespace: string,
@@ -224,7 +240,19 @@ export class ScheduledBackups {
       const cortex = await this.options.cortexFor(namespace, name);
       let id: string | undefined;
       if (slotMs !== undefined) {
-        const first = await cortex.backups();
+        const now = this.options.now();
+        let first: BackupsResponse;
+        try {
+          first = await cortex.backups();
+        } catch (error) {
+          // Most often the pod rolling onto spec.backup's volume as the slot comes: not a failed backup yet.
+          const since = state.awaySinceMs ?? now;
+          if (now - since >= cortexAwayGraceMs) throw error;
+          state.awaySinceMs = since;
+          state.retryAtMs = now + notConfiguredRetryMs;
+          return;
+        }
+        delete state.awaySinceMs;
         if (first.destinationError !== undefined) throw new Error(first.destinationError);
         if (!first.configured) {
           // Cortex has not rolled onto spec.backup's volume yet: the slot waits for the new pod, no failure.
@@ -236,7 +264,9 @@ export class ScheduledBackups {
         state.lastScheduleMs = slotMs;
         // One taken with `kubectl remram backup` is running: this slot follows it instead of starting another.
         const running = first.running;
-        id = running?.id ?? (await cortex.startBackup()).id;
+        id =
+          running?.id ??
+          (await cortex.startBackup({ attachments: await this.attachments(namespace, name) })).id;
         this.options.log.info(
           { key, backupId: id },
           running ? "following a running backup" : "backup started",

@@ -4,6 +4,7 @@
  * are read without a cache), and watches what else changes an appliance: its retained PVCs and OpenSearch pods (by the
  * appliance label), nodes (GPU changes only), RuntimeClasses and the ingress controller's EndpointSlices.
  */
+import type { BackupAttachment } from "@remram/contract";
 import type { Cache } from "../runtime/cache.js";
 import type { Controller } from "../runtime/controller.js";
 import type { InformerEvent } from "../runtime/informer.js";
@@ -55,6 +56,7 @@ export interface ApplianceControllerOptions {
   /** How an appliance's Cortex is asked for backups (spec.backup's schedule decides when). */
   backups?: {
     cortexFor: (namespace: string, name: string) => Promise<BackupCortex>;
+    attachmentsFor?: (namespace: string, name: string) => Promise<BackupAttachment[]>;
     ignoreDeployment?: boolean;
   };
 }

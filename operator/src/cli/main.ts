@@ -4,6 +4,8 @@
  */
 
 import { backupStarted, backupsResponse, consistencyReport, restoreStatus } from "@remram/contract";
+import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
+import { sealedSecretsAttachment } from "../appliance/secrets-bundle.js";
 import { dreamRequestAnnotation } from "../dream-schedule/request-annotation.js";
 import { formatBackupDone, formatBackupList, formatRestoreDone } from "./backup.js";
 import { findingsExitCode, formatConsistencyReport } from "./check.js";
@@ -173,6 +175,26 @@ async function askCortex<T>(
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The appliance's Secrets for a backup taken now, sealed as the operator seals them for scheduled ones. */
+async function sealedSecrets(cluster: Cluster, appliance: string) {
+  const object = await readNamed<{ spec?: unknown }>(cluster, "remramappliances", appliance);
+  const parsed = remramApplianceSpec.safeParse(object.spec ?? {});
+  if (!parsed.success)
+    throw new CliError(`the spec of RemramAppliance ${appliance} does not parse: ${parsed.error.message}`);
+  const spec = parsed.data;
+  try {
+    return await sealedSecretsAttachment(
+      cluster.client,
+      { namespace: cluster.namespace, name: appliance, spec },
+      new Date(),
+    );
+  } catch (error) {
+    throw new CliError(
+      `spec.backup.secrets puts the appliance's Secrets in each backup, and sealing them failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
 /** `backup list`, or a backup now, waited for (a household's backup takes seconds to minutes). */
 async function backupAppliance(
   command: Extract<Command, { verb: "backup" }>,
@@ -187,7 +209,9 @@ async function backupAppliance(
       : formatBackupList(appliance, listing);
   }
   const started = Date.now();
-  const { id } = await askCortex(command, cluster, appliance, "POST", "/admin/backups", backupStarted);
+  const { id } = await askCortex(command, cluster, appliance, "POST", "/admin/backups", backupStarted, {
+    body: { attachments: await sealedSecrets(cluster, appliance) },
+  });
   for (;;) {
     await pause(2_000);
     const listing = await list();

@@ -7,6 +7,7 @@
  * real answer, e.g. 409 for a stale base).
  */
 import {
+  type BackupRequest,
   type BackupStarted,
   type BackupsResponse,
   backupStarted,
@@ -145,8 +146,8 @@ export class CortexClient {
   }
 
   /** Starts a backup in the background (409 when one runs or Cortex has no destination). */
-  startBackup(): Promise<BackupStarted> {
-    return this.call("POST", routes.backupCreate.url, undefined, backupStarted);
+  startBackup(request: BackupRequest = {}): Promise<BackupStarted> {
+    return this.call("POST", routes.backupCreate.url, request, backupStarted);
   }
 
   backups(): Promise<BackupsResponse> {

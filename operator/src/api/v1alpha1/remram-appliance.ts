@@ -365,6 +365,33 @@ const backupSpec = withCel(
         { rule: `self.matches('${timeZonePattern}')`, message: "timeZone must be an IANA time zone name" },
       ),
       keep: z.int().min(1).max(1000).default(7).describe("Complete backups kept; older ones are removed."),
+      secrets: z
+        .object({
+          ageRecipients: z
+            .array(
+              withCel(
+                z
+                  .string()
+                  .max(62)
+                  .regex(/^age1[02-9ac-hj-np-z]{58}$/, "an age X25519 public key (age1…, from age-keygen)"),
+                {
+                  rule: "self.matches('^age1[02-9ac-hj-np-z]{58}$')",
+                  message:
+                    "each ageRecipient must be an age X25519 public key (age1…, from age-keygen -y KEY-FILE)",
+                },
+              ),
+            )
+            .min(1)
+            .max(8)
+            .describe(
+              "age public keys (`age-keygen -y KEY-FILE`): each backup then holds the appliance's Secrets encrypted to them, which any one of their keys decrypts.",
+            ),
+        })
+        .strict()
+        .optional()
+        .describe(
+          "The appliance's Secrets in every backup (its generated credentials, the gateway's token and CA, the Secrets the spec names), encrypted to keys you hold. Unset: Secrets are not backed up.",
+        ),
     })
     .strict()
     .refine((backup) => (backup.volume === undefined) !== (backup.s3 === undefined), {
