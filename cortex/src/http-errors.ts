@@ -5,7 +5,7 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { StoreRejectedError, StoreUnavailableError } from "./store/client.js";
+import { StoreFullError, StoreRejectedError, StoreUnavailableError } from "./store/client.js";
 
 /** How long a caller should wait before retrying a 503. */
 const retryAfterSeconds = "5";
@@ -55,7 +55,7 @@ export function errorBody(statusCode: number, message: string, error = STATUS_CO
 
 /**
  * The app's one error handler: validation → 400 naming the field, a value OpenSearch refuses → 400, OpenSearch
- * down → 503, a full volume → 507, HttpError as thrown.
+ * down → 503, a full volume or OpenSearch past its flood-stage watermark → 507, HttpError as thrown.
  */
 export async function errorHandler(
   error: FastifyError | Error,
@@ -68,6 +68,19 @@ export async function errorHandler(
         `${error.validationContext ?? "body"}${issue.instancePath.replaceAll("/", ".")}: ${issue.message}`,
     );
     return reply.code(400).send(errorBody(400, details.join("; ")));
+  }
+  if (error instanceof StoreFullError) {
+    request.log.error({ err: error }, "OpenSearch's disk is full: the write was refused");
+    request.server.cortex.metrics.volumeFullRefusals.inc({ route: request.routeOptions.url ?? "" });
+    return reply
+      .code(507)
+      .header("Retry-After", retryAfterSeconds)
+      .send(
+        errorBody(
+          507,
+          `OpenSearch's disk is past its flood-stage watermark, so nothing was stored; free space on it and retry (OpenSearch lifts its write block by itself once it is below the high watermark): ${error.message.slice(0, 300)}`,
+        ),
+      );
   }
   if (error instanceof StoreUnavailableError) {
     request.log.warn({ err: error }, "OpenSearch unavailable");

@@ -4,6 +4,7 @@ import {
   type CortexStore,
   rejectsInput,
   request,
+  StoreFullError,
   StoreRejectedError,
   StoreUnavailableError,
   writesDocument,
@@ -90,5 +91,27 @@ describe("OpenSearch errors as HTTP answers", () => {
     const item = (error: { type: string; reason: string }) => ({ _id: "x", status: 400, error });
     expect(bulkFailure("m", [item(mapping), item(immense)])).toBeInstanceOf(StoreRejectedError);
     expect(bulkFailure("m", [item(mapping), item(illegal)])).not.toBeInstanceOf(StoreRejectedError);
+  });
+
+  it("tells OpenSearch's flood-stage block from other throttling, for a request and for bulk items", async () => {
+    const flood = {
+      type: "cluster_block_exception",
+      reason:
+        "index [x] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block];",
+    };
+    const busy = {
+      type: "rejected_execution_exception",
+      reason: "rejected execution of coordinating operation",
+    };
+    await expect(request(failingStore(429, flood), "PUT", "/i/_doc/1", {})).rejects.toBeInstanceOf(
+      StoreFullError,
+    );
+    const throttled = request(failingStore(429, busy), "PUT", "/i/_doc/1", {});
+    await expect(throttled).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(throttled).rejects.not.toBeInstanceOf(StoreFullError);
+    const item = (error: { type: string; reason: string }) => ({ _id: "x", status: 429, error });
+    expect(bulkFailure("m", [item(busy), item(flood)])).toBeInstanceOf(StoreFullError);
+    expect(bulkFailure("m", [item(busy)])).not.toBeInstanceOf(StoreFullError);
+    expect(bulkFailure("m", [item(busy)])).toBeInstanceOf(StoreUnavailableError);
   });
 });

@@ -23,7 +23,21 @@ export interface CortexStore {
 
 /** Raised when OpenSearch cannot be reached or refuses work it should accept; routes map it to 503. */
 export class StoreUnavailableError extends Error {
-  override readonly name = "StoreUnavailableError";
+  override readonly name: string = "StoreUnavailableError";
+}
+
+/**
+ * OpenSearch's disk passed its flood-stage watermark: it blocks writes to every index on that node
+ * (read-only-allow-delete) until space is freed, then lifts the block itself. Still unavailable (a retry later
+ * succeeds), but routes say why with 507, as for a full volume of Cortex's own.
+ */
+export class StoreFullError extends StoreUnavailableError {
+  override readonly name = "StoreFullError";
+}
+
+/** The words of OpenSearch's flood-stage block (ClusterBlock 12), in an error's reason. */
+export function floodStageBlock(reason: string | undefined): boolean {
+  return reason !== undefined && /flood-stage watermark|read-only-allow-delete block/.test(reason);
 }
 
 /**
@@ -114,6 +128,7 @@ export async function request<T>(
     // No status at all (connection refused, timeout) means unreachable, like 429 and 5xx.
     const status = (error as { meta?: { statusCode?: number | null } }).meta?.statusCode ?? null;
     const reason = describeError(error);
+    if (status === 429 && floodStageBlock(reason)) throw new StoreFullError(reason);
     if (status === null || status === 429 || status >= 500) throw new StoreUnavailableError(reason);
     const cause = rootCause(error);
     if (writesDocument(method, path) && rejectsInput(status, cause?.type, cause?.reason)) {

@@ -1,8 +1,10 @@
 /** Writing documents: bulk requests, durable idempotent creates, and a single document replaced by id. */
 import {
   type CortexStore,
+  floodStageBlock,
   rejectsInput,
   request,
+  StoreFullError,
   StoreRejectedError,
   StoreUnavailableError,
 } from "./client.js";
@@ -35,6 +37,8 @@ export async function bulk(
  * refused every one for the data it was given, else a plain error (500).
  */
 export function bulkFailure(message: string, failed: readonly BulkItemResult[]): Error {
+  const blocked = failed.find((result) => result.status === 429 && floodStageBlock(result.error?.reason));
+  if (blocked !== undefined) return new StoreFullError(`${message}: ${blocked.error?.reason}`);
   if (failed.some((result) => result.status === 429 || result.status >= 500)) {
     return new StoreUnavailableError(message);
   }
