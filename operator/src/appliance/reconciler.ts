@@ -273,9 +273,10 @@ export class ApplianceReconciler {
       ...(exposure.status === undefined ? {} : { gateway: exposure.status }),
       ...care.status,
     };
-    await this.writeStatus(appliance, status, previous, conditions);
+    // The gauges first: whoever sees the new status must find them at least as new (a scrape may not lag it).
     this.deps.metrics?.setApplianceConditions(namespace, name, conditions);
     this.deps.metrics?.setApplianceConsistency(namespace, name, status.consistency);
+    await this.writeStatus(appliance, status, previous, conditions);
     if (applied > 0) this.deps.log.info({ key, applied }, "applied children");
     const ready = conditions.find((condition) => condition.type === "Ready")?.status === "True";
     if (!ready) return { requeueAfterMs: 15_000 };
