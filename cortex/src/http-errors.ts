@@ -70,17 +70,13 @@ export async function errorHandler(
     return reply.code(400).send(errorBody(400, details.join("; ")));
   }
   if (error instanceof StoreFullError) {
-    request.log.error({ err: error }, "OpenSearch's disk is full: the write was refused");
-    request.server.cortex.metrics.volumeFullRefusals.inc({ route: request.routeOptions.url ?? "" });
-    return reply
-      .code(507)
-      .header("Retry-After", retryAfterSeconds)
-      .send(
-        errorBody(
-          507,
-          `OpenSearch's disk is past its flood-stage watermark, so nothing was stored; free space on it and retry (OpenSearch lifts its write block by itself once it is below the high watermark): ${error.message.slice(0, 300)}`,
-        ),
-      );
+    return refuseFull(
+      request,
+      reply,
+      error,
+      "OpenSearch's disk is full: the write was refused",
+      `OpenSearch's disk is past its flood-stage watermark, so nothing was stored; free space on it and retry (OpenSearch lifts its write block by itself once it is below the high watermark): ${error.message.slice(0, 300)}`,
+    );
   }
   if (error instanceof StoreUnavailableError) {
     request.log.warn({ err: error }, "OpenSearch unavailable");
@@ -94,17 +90,13 @@ export async function errorHandler(
     return reply.code(400).send(errorBody(400, `OpenSearch cannot store this input: ${error.message}`));
   }
   if (volumeFull(error)) {
-    request.log.error({ err: error }, "a volume is full: the write was refused");
-    request.server.cortex.metrics.volumeFullRefusals.inc({ route: request.routeOptions.url ?? "" });
-    return reply
-      .code(507)
-      .header("Retry-After", retryAfterSeconds)
-      .send(
-        errorBody(
-          507,
-          `Cortex's volume is full, so nothing was stored; free space on it and retry (${error.message.slice(0, 200)})`,
-        ),
-      );
+    return refuseFull(
+      request,
+      reply,
+      error,
+      "a volume is full: the write was refused",
+      `Cortex's volume is full, so nothing was stored; free space on it and retry (${error.message.slice(0, 200)})`,
+    );
   }
   if (error instanceof HttpError) {
     if (error.statusCode === 503) reply.header("Retry-After", retryAfterSeconds);
@@ -116,4 +108,17 @@ export async function errorHandler(
   const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
   if (statusCode >= 500) request.log.error({ err: error }, "request failed");
   return reply.code(statusCode).send(errorBody(statusCode, error.message));
+}
+
+/** A write refused for want of space (Cortex's volume or OpenSearch's disk): logged, counted, 507 to retry later. */
+function refuseFull(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: Error,
+  logMessage: string,
+  message: string,
+) {
+  request.log.error({ err: error }, logMessage);
+  request.server.cortex.metrics.volumeFullRefusals.inc({ route: request.routeOptions.url ?? "" });
+  return reply.code(507).header("Retry-After", retryAfterSeconds).send(errorBody(507, message));
 }
