@@ -12,6 +12,7 @@ export * from "./common.js";
 export * from "./consistency.js";
 export * from "./dimensions.js";
 export * from "./dream.js";
+export * from "./embeddings.js";
 export * from "./errors.js";
 export * from "./explicit-save.js";
 export * from "./health.js";

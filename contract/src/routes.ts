@@ -25,6 +25,7 @@ import {
   dreamRequest,
   dreamStatusSchema,
 } from "./dream.js";
+import { embeddingStatus } from "./embeddings.js";
 import { erasedResponse, errorResponse } from "./errors.js";
 import { explicitSaveRequest, explicitSaveResponse } from "./explicit-save.js";
 import { livenessResponse, readinessResponse } from "./health.js";
@@ -375,6 +376,16 @@ export const routes = {
       summary:
         "Read every store whole and compare them: archive hashes, vectors against their objects, chunks against their transcripts, proposals against knowledge and commits, git fsck",
       response: { 200: consistencyReport, 401: errorResponse, 403: errorResponse, 503: errorResponse },
+    },
+  },
+  embeddingStatus: {
+    method: "GET",
+    url: "/admin/embeddings",
+    callers: ["operator", "admin"],
+    schema: {
+      summary:
+        "The embedding model's vectors: current, or being made again after a model change (progress, and why it waits)",
+      response: { 200: embeddingStatus, 401: errorResponse, 403: errorResponse },
     },
   },
   personExport: {

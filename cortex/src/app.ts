@@ -3,7 +3,7 @@
  * reflection, dream, promotion and archive register theirs the same way through `plugins`.
  */
 
-import { openApiDocument, routes } from "@remram/contract";
+import { type EmbeddingStatus, openApiDocument, routes } from "@remram/contract";
 import Fastify, {
   type FastifyInstance,
   type FastifyPluginAsync,
@@ -15,6 +15,8 @@ import { authenticated, CallerCredentials } from "./auth.js";
 import { type CortexConfig, callerCredentials, readCallerCredentials } from "./config.js";
 import type { CortexContext } from "./context.js";
 import { dimensionsRoutes } from "./dimensions/routes.js";
+import { EmbeddingFill } from "./embeddings/fill.js";
+import { embeddingsRoutes } from "./embeddings/routes.js";
 import { healthRoutes } from "./health/routes.js";
 import { errorHandler, serviceUnavailable } from "./http-errors.js";
 import { ingestRoutes } from "./ingest/routes.js";
@@ -41,6 +43,17 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions["logger"];
   /** Cosine floor for k-NN candidates. */
   minVectorSimilarity?: number;
+}
+
+/** The embedding status while the indices are being set up. */
+function startingEmbeddings(config: CortexConfig, embeds: boolean): EmbeddingStatus {
+  return {
+    model: embeds ? config.embedModel : null,
+    dimensions: config.embedDimensions,
+    state: "starting",
+    objects: { done: 0, total: 0 },
+    chunks: { done: 0, total: 0 },
+  };
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
@@ -91,11 +104,21 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   let initializedFlag = false;
   let closing = false;
+  let fill: EmbeddingFill | undefined;
   const initialized = (async () => {
     for (let attempt = 1; !closing; attempt += 1) {
       try {
-        await ensureIndices(store);
+        const generations = await ensureIndices(store, embedder?.model ?? null);
         await policy.load(store);
+        fill = new EmbeddingFill({ store, embedder, clock }, generations, {
+          pageSize: config.embedBatchSize * 4,
+          retryMs: config.embedFillRetryMs,
+          onError: (error) => app.log.warn({ err: error }, "re-embedding paused; trying again"),
+          onDone: (retired) =>
+            app.log.info({ retired }, "re-embedding finished; the old indices are deleted"),
+        });
+        if (fill.needed) app.log.info({ embedding: fill.status() }, "embedding model changed; re-embedding");
+        fill.start();
         initializedFlag = true;
         app.log.info({ indices: store.indices }, "indices ready");
         return;
@@ -160,7 +183,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await authenticated(
     app,
     credentials,
-    [ingestRoutes, retrieveRoutes, dimensionsRoutes, ...(options.plugins ?? [])],
+    [
+      ingestRoutes,
+      retrieveRoutes,
+      dimensionsRoutes,
+      embeddingsRoutes(() => fill?.status() ?? startingEmbeddings(config, embedder !== null)),
+      ...(options.plugins ?? []),
+    ],
     { ...(config.householdId === undefined ? {} : { householdId: config.householdId }) },
   );
 
@@ -172,6 +201,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook("onClose", async () => {
     closing = true;
     clearInterval(refresh);
+    await fill?.stop();
     await usage.stop().catch((error: unknown) => app.log.warn({ err: error }, "final usage flush failed"));
     await store.client.close();
   });

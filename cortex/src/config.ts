@@ -72,6 +72,8 @@ export const cortexConfig = z
     embedTimeoutMs: z.coerce.number().int().min(50).max(30_000).default(1_000),
     /** One ingest embedding batch gives up after this long and the batch is stored without vectors. */
     embedBatchTimeoutMs: z.coerce.number().int().min(1_000).max(600_000).default(120_000),
+    /** After an embedding model change, the re-embedding job pauses this long after a failure (model not pulled yet). */
+    embedFillRetryMs: z.coerce.number().int().min(100).max(600_000).default(15_000),
     /** Usage counters are aggregated in memory and flushed this often. */
     usageFlushIntervalMs: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     /** Half-life of the recency feature. */
@@ -145,6 +147,7 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_RETRIEVE_TIMEOUT_MS: "retrieveTimeoutMs",
   CORTEX_EMBED_TIMEOUT_MS: "embedTimeoutMs",
   CORTEX_EMBED_BATCH_TIMEOUT_MS: "embedBatchTimeoutMs",
+  CORTEX_EMBED_FILL_RETRY_MS: "embedFillRetryMs",
   CORTEX_USAGE_FLUSH_INTERVAL_MS: "usageFlushIntervalMs",
   CORTEX_RECENCY_HALF_LIFE_DAYS: "recencyHalfLifeDays",
   CORTEX_LOW_CONFIDENCE_THRESHOLD: "lowConfidenceThreshold",

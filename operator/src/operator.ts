@@ -126,6 +126,10 @@ export function setupControllers(manager: Manager, options: OperatorOptions, ope
       // A Cortex reached at an out-of-cluster URL is not the Deployment's pods: their readiness says nothing of it.
       ignoreDeployment: options.cortexUrl !== undefined,
     },
+    embeddings: {
+      read: async (namespace, name) => (await cortex.clientFor(namespace, name)).embeddings(),
+      ignoreDeployment: options.cortexUrl !== undefined,
+    },
     backups: {
       cortexFor: (namespace, name) => cortex.clientFor(namespace, name),
       attachmentsFor: async (namespace, name) => {

@@ -148,6 +148,15 @@ const ruleTests = {
         { series: 'cortex_volume_available_bytes{namespace="home",volume="archive"}', values: "50x90" },
         { series: 'cortex_volume_size_bytes{namespace="calm",volume="workspace"}', values: "1000x90" },
         { series: 'cortex_volume_available_bytes{namespace="calm",volume="workspace"}', values: "500x90" },
+        // A re-embedding in "home" stops moving at minute 3 (its model was never pulled); the one in "calm" finishes.
+        {
+          series: 'cortex_embedding_fill_remaining{namespace="home",pod="cx",kind="objects"}',
+          values: "500 400 300 200x87",
+        },
+        {
+          series: 'cortex_embedding_fill_remaining{namespace="calm",pod="cy",kind="objects"}',
+          values: "300-10x30 0x59",
+        },
         // Three of four reflections fail to validate.
         { series: 'remram_hooks_reflections_total{namespace="home",outcome="extracted"}', values: "0+1x90" },
         {
@@ -249,6 +258,22 @@ const ruleTests = {
           ],
         },
         { eval_time: "20m", alertname: "RemramCortexVolumeFull", exp_alerts: [] },
+        { eval_time: "30m", alertname: "RemramReembeddingStalled", exp_alerts: [] },
+        {
+          eval_time: "40m",
+          alertname: "RemramReembeddingStalled",
+          exp_alerts: [
+            alert(
+              { severity: "warning", namespace: "home", pod: "cx", kind: "objects" },
+              {
+                summary: "Re-embedding the memory in home has not moved for 30 minutes.",
+                description:
+                  "After an embedding model change Cortex cannot embed (the model is not pulled, Ollama is down); what is not re-embedded yet is found by its words only. The appliance's EmbeddingsCurrent condition says why.",
+                runbook_url: `${runbooks}/RemramReembeddingStalled.md`,
+              },
+            ),
+          ],
+        },
         { eval_time: "20m", alertname: "RemramBackupStale", exp_alerts: [] },
         {
           eval_time: "40m",

@@ -1,9 +1,9 @@
 // The user's path on real pods: `helm install` of the chart with the images built here (the operator in-cluster,
 // leader election on, restricted pod security), `kubectl apply` of an appliance, `kubectl wait` until it is Ready,
 // every component condition True with its real reason; then a conversation through the gateway's Service, a dream
-// whose proposal another user approves with `kubectl remram`, `helm upgrade` and `helm uninstall`. The namespaces
-// carry the test bed's annotations that place their pods on the real node, so the operator's children land there
-// exactly as it builds them. One appliance for the whole file, in this order; last, a second one installed on the
+// whose proposal another user approves with `kubectl remram`, a backup, an embedding model change, `helm upgrade`
+// and `helm uninstall`. The namespaces carry the test bed's annotations that place their pods on the real node, so
+// the operator's children land there exactly as it builds them. One appliance for the whole file, in this order; last, a second one installed on the
 // previous release and upgraded to this one.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -34,6 +34,7 @@ import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appl
 import { describeExport } from "./real-appliance-export.js";
 import { describeFaults } from "./real-appliance-faults.js";
 import { describeIngress } from "./real-appliance-ingress.js";
+import { describeReembedding } from "./real-appliance-reembedding.js";
 import { describeRestarts } from "./real-appliance-restarts.js";
 import { describeCredentialRotation } from "./real-appliance-rotation.js";
 import { describeClusterSecurity } from "./real-appliance-security.js";
@@ -124,6 +125,7 @@ describeConversation();
 describeDreamApproval();
 describeExport();
 describeBackup();
+describeReembedding();
 
 describe("the appliance through `helm upgrade`", () => {
   it("keeps running, and keeps its data, through `helm upgrade` to another operator image", async () => {

@@ -525,6 +525,21 @@ describe("an appliance's data checked by the operator against the real Cortex", 
     await untilDataConsistent("True", "ChecksPassed");
     expect(await findingsMetric()).toBe("0");
   }, 180_000);
+
+  it("reports what Cortex says of its vectors (this Cortex has no embedding model)", async () => {
+    const appliance = await waitFor(
+      async () => {
+        const read = await client.get<Appliance & { status?: { embeddings?: unknown } }>(appliancePath);
+        return getStatusCondition(read, "EmbeddingsCurrent")?.status === "True" ? read : undefined;
+      },
+      { what: "EmbeddingsCurrent=True", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(getStatusCondition(appliance, "EmbeddingsCurrent")).toMatchObject({
+      reason: "NoEmbeddingModel",
+      message: "no embedding model: retrieval is by words only",
+    });
+    expect(appliance.status?.embeddings).toEqual({ dimensions: 384, state: "none", done: 0, total: 0 });
+  }, 90_000);
 });
 
 describe("an appliance's data backed up on its schedule against the real Cortex", () => {

@@ -17,30 +17,20 @@ import {
   measured,
   namespace,
   nodeInPod,
+  patchApplianceSpec,
 } from "./real-appliance.js";
 import { installPlugin } from "./real-appliance-dream.js";
 
 const claim = "household-backups";
 const patchBackup = (schedule: string, ageRecipient: string) =>
-  kubectl([
-    "-n",
-    namespace,
-    "patch",
-    "remramappliance",
-    "moltbox",
-    "--type=merge",
-    "-p",
-    JSON.stringify({
-      spec: {
-        backup: {
-          volume: { claimName: claim },
-          schedule,
-          keep: 2,
-          secrets: { ageRecipients: [ageRecipient] },
-        },
-      },
-    }),
-  ]);
+  patchApplianceSpec({
+    backup: {
+      volume: { claimName: claim },
+      schedule,
+      keep: 2,
+      secrets: { ageRecipients: [ageRecipient] },
+    },
+  });
 
 export function describeBackup(): void {
   describe("the household's memory backed up into a volume of its own", () => {

@@ -7,7 +7,7 @@ import https from "node:https";
 import { describe, expect, it } from "vitest";
 import { replyText } from "../../test/harness/src/services/openclaw.js";
 import { waitFor } from "../../test/harness/src/wait.js";
-import { gatewayAccess, kubectl, measured, namespace, node } from "./real-appliance.js";
+import { gatewayAccess, kubectl, measured, namespace, node, patchApplianceSpec } from "./real-appliance.js";
 import { turnTimeoutMs } from "./real-appliance-conversation.js";
 
 const host = `moltbox.${namespace}.test`;
@@ -49,17 +49,7 @@ function viaIngress(
   });
 }
 
-const patchExpose = (expose: unknown) =>
-  kubectl([
-    "-n",
-    namespace,
-    "patch",
-    "remramappliance",
-    "moltbox",
-    "--type=merge",
-    "-p",
-    JSON.stringify({ spec: { gateway: { expose } } }),
-  ]);
+const patchExpose = (expose: unknown) => patchApplianceSpec({ gateway: { expose } });
 
 interface ApplianceView {
   status?: {

@@ -35,6 +35,18 @@ export const release = `remram-${suffix}`;
 
 export const kubectl = (args: readonly string[], input?: string, timeoutMs?: number): Promise<string> =>
   runKubectl(kubernetes.kubeconfig, args, input, timeoutMs);
+/** `kubectl patch --type=merge` of the appliance's spec. */
+export const patchApplianceSpec = (spec: unknown): Promise<string> =>
+  kubectl([
+    "-n",
+    namespace,
+    "patch",
+    "remramappliance",
+    "moltbox",
+    "--type=merge",
+    "-p",
+    JSON.stringify({ spec }),
+  ]);
 export const helm = (...args: string[]) =>
   run(binPath("helm"), [...args, `--kubeconfig=${kubernetes.kubeconfig}`, "-n", operatorNamespace], {
     maxBuffer: 16 * 1024 * 1024,

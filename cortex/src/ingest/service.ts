@@ -13,7 +13,7 @@ import { refusalMessage, refusedWrites } from "../knowledge/tombstones.js";
 import type { CortexMetrics } from "../metrics.js";
 import type { CortexStore } from "../store/client.js";
 import { recordCandidateDimensions } from "../store/counters.js";
-import { chunkDocument, knowledgeDocument, vectorDocument } from "../store/documents.js";
+import { chunkDocument, chunkEmbeddingText, knowledgeDocument, vectorDocument } from "../store/documents.js";
 import type { Embedder } from "../store/embedder.js";
 import { createDocuments } from "../store/writes.js";
 
@@ -58,8 +58,7 @@ export async function ingest(deps: IngestDeps, request: IngestRequest, now: Date
     }
     for (const chunk of item.chunks) {
       if (!documents.has(chunk.id)) {
-        const text = chunk.title === undefined ? chunk.text : `${chunk.title}\n${chunk.text}`;
-        documents.set(chunk.id, { kind: "chunk", text, item: chunk });
+        documents.set(chunk.id, { kind: "chunk", text: chunkEmbeddingText(chunk), item: chunk });
       }
     }
   }

@@ -51,6 +51,11 @@ export function knowledgeDocument(
   return withDimensionFields(object);
 }
 
+/** What a chunk's embedding is made from: its title, when it has one, above its text. */
+export function chunkEmbeddingText(chunk: { title?: string | undefined; text: string }): string {
+  return chunk.title === undefined ? chunk.text : `${chunk.title}\n${chunk.text}`;
+}
+
 /** A stored chunk, with its embedding (chunks are written once and rarely updated). */
 export function chunkDocument(
   chunk: Chunk,

@@ -1,5 +1,6 @@
 /** Cortex's indices in OpenSearch: set up from the versioned templates, and whether they are there. */
 import { type CortexStore, request } from "./client.js";
+import { copyWithoutVectors, ensureGeneration, type GenerationState, moveAlias } from "./generations.js";
 import {
   chunkTemplate,
   concreteIndex,
@@ -9,19 +10,35 @@ import {
   vectorsTemplate,
 } from "./templates.js";
 
+/** The generations of the two indices that hold vectors, as start-up left them. */
+export interface EmbeddingIndices {
+  vectors: GenerationState;
+  chunks: GenerationState;
+}
+
+type Template = { template: { mappings: unknown } };
+
+/** Add the template's mappings to an index built from an older template version (additive changes). */
+async function addMappings(store: CortexStore, index: string, template: Template): Promise<void> {
+  await request(store, "PUT", `/${index}/_mapping`, template.template.mappings);
+}
+
 /**
- * Put the versioned templates and create any missing index (the alias comes from the template). An index built
- * from an older template version gets the new template's mappings added in place.
+ * Put the versioned templates and create any missing index under its alias. An index built from an older
+ * template version gets the new template's mappings added in place. The vector indices follow the configured
+ * embedding model: another model's are replaced by a new generation (store/generations.ts), and what that
+ * leaves to embed is returned for the fill job.
  */
-export async function ensureIndices(store: CortexStore): Promise<void> {
+export async function ensureIndices(
+  store: CortexStore,
+  embeddingModel: string | null,
+): Promise<EmbeddingIndices> {
   const { indices, embedDimensions } = store;
-  const templates: [string, unknown][] = [
+  const plain: [string, Template][] = [
     [indices.knowledge, knowledgeTemplate(indices.knowledge)],
-    [indices.vectors, vectorsTemplate(indices.vectors, embedDimensions)],
-    [indices.chunks, chunkTemplate(indices.chunks, embedDimensions)],
     [indices.dimensions, dimensionsTemplate(indices.dimensions)],
   ];
-  for (const [alias, template] of templates) {
+  for (const [alias, template] of plain) {
     await request(store, "PUT", `/_index_template/${alias}`, template, { retries: 2 });
     const existing = await request<Record<string, { mappings?: { _meta?: { templateVersion?: number } } }>>(
       store,
@@ -31,21 +48,47 @@ export async function ensureIndices(store: CortexStore): Promise<void> {
       { ignore: [404] },
     );
     if (existing.statusCode === 404) {
-      await request(store, "PUT", `/${concreteIndex(alias)}`, undefined, { ignore: [400], retries: 2 });
+      await request(
+        store,
+        "PUT",
+        `/${concreteIndex(alias)}`,
+        { aliases: { [alias]: {} } },
+        {
+          ignore: [400],
+          retries: 2,
+        },
+      );
       continue;
     }
     for (const [index, mapping] of Object.entries(existing.body)) {
       if ((mapping.mappings?._meta?.templateVersion ?? 0) < templateVersion) {
-        const mappings = (template as { template: { mappings: unknown } }).template.mappings;
-        await request(store, "PUT", `/${index}/_mapping`, mappings);
+        await addMappings(store, index, template);
       }
     }
   }
+
+  const configured = embeddingModel === null ? null : { model: embeddingModel, dimensions: embedDimensions };
+  const vectorsTemplateBody = vectorsTemplate(indices.vectors, embedDimensions);
+  const chunkTemplateBody = chunkTemplate(indices.chunks, embedDimensions);
+  await request(store, "PUT", `/_index_template/${indices.vectors}`, vectorsTemplateBody, { retries: 2 });
+  await request(store, "PUT", `/_index_template/${indices.chunks}`, chunkTemplateBody, { retries: 2 });
+  const vectors = await ensureGeneration(store, indices.vectors, configured, concreteIndex(indices.vectors), {
+    addMappings: (index) => addMappings(store, index, vectorsTemplateBody),
+    // Knowledge vectors are made again from the knowledge index: the new index starts empty.
+    adopt: (from, to) => moveAlias(store, indices.vectors, from, to),
+  });
+  const chunks = await ensureGeneration(store, indices.chunks, configured, concreteIndex(indices.chunks), {
+    addMappings: (index) => addMappings(store, index, chunkTemplateBody),
+    adopt: async (from, to) => {
+      await copyWithoutVectors(store, indices.chunks, from, to);
+    },
+  });
   await request(
     store,
     "GET",
     `/_cluster/health/${indices.knowledge},${indices.vectors},${indices.chunks}?wait_for_status=green&timeout=30s`,
   );
+  return { vectors, chunks };
 }
 
 export async function indicesExist(store: CortexStore, timeoutMs: number): Promise<boolean> {

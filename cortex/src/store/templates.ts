@@ -1,7 +1,8 @@
 /**
  * Index templates Cortex owns, versioned. Each index is created from its template at start-up; a newer template
  * version adds its fields to the live index with a mapping update (additive changes only: Cortex never rewrites
- * stored knowledge to migrate).
+ * stored knowledge to migrate). The two indices holding vectors also follow the embedding model: another model's
+ * get a new generation beside them (store/generations.ts).
  *
  * Knowledge objects keep their embeddings in an index of their own (`<prefix>-vectors`). Reflection, dream and
  * usage counters rewrite knowledge documents all the time (confidence, counters, links), and OpenSearch rewrites a
@@ -25,7 +26,7 @@ export interface IndexNames {
   dimensions: string;
 }
 
-/** Stable alias names (what other modules use) and the versioned concrete index behind each. */
+/** Stable alias names (what other modules use); the concrete index behind each is versioned. */
 export function indexNames(prefix: string): IndexNames {
   return {
     knowledge: `${prefix}-knowledge`,
@@ -35,6 +36,7 @@ export function indexNames(prefix: string): IndexNames {
   };
 }
 
+/** The first index an alias names (a vector index of a later embedding generation is named by generations.ts). */
 export function concreteIndex(alias: string): string {
   return `${alias}-v${templateVersion}`;
 }
@@ -103,8 +105,10 @@ function governedFields() {
 }
 
 /**
- * The index template for `<alias>-v*`: the alias, the settings, and mappings where unknown fields stay in _source
- * unindexed (reflection and dream can add bookkeeping freely) and `_meta` records the template version.
+ * The index template for `<alias>-v*`: the settings, and mappings where unknown fields stay in _source unindexed
+ * (reflection and dream can add bookkeeping freely) and `_meta` records the template version. No alias: Cortex
+ * names the index its alias points at itself (store/indices.ts), so an index of a new embedding generation can be
+ * built beside the live one before the alias moves (store/generations.ts).
  */
 function indexTemplate(
   alias: string,
@@ -116,7 +120,6 @@ function indexTemplate(
     priority: 100,
     template: {
       settings: indexSettings,
-      aliases: { [alias]: {} },
       mappings: { dynamic: false, _meta: { templateVersion, owner: "remram-cortex" }, properties },
     },
   };

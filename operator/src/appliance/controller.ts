@@ -15,6 +15,7 @@ import * as kinds from "../runtime/resource-kinds.js";
 import { type BackupCortex, ScheduledBackups } from "./backups.js";
 import { applianceLabel, managedBy, type OperatorImages } from "./children/shared.js";
 import { ConsistencyChecks, type RunConsistencyCheck } from "./consistency-check.js";
+import { EmbeddingWatch, type ReadEmbeddings } from "./embedding-watch.js";
 import type { GpuNodeLike, RuntimeClassLike } from "./gpu.js";
 import type { HardwareProfile, ProfileName } from "./hardware-profiles.js";
 import {
@@ -53,6 +54,8 @@ export interface ApplianceControllerOptions {
   ingressController?: IngressControllerService;
   /** How an appliance's data is checked (Cortex's /admin/check), and how often. */
   consistencyCheck?: { run: RunConsistencyCheck; intervalMs: number; ignoreDeployment?: boolean };
+  /** How an appliance's Cortex is asked whether its vectors are current (GET /admin/embeddings). */
+  embeddings?: { read: ReadEmbeddings; ignoreDeployment?: boolean };
   /** How an appliance's Cortex is asked for backups (spec.backup's schedule decides when). */
   backups?: {
     cortexFor: (namespace: string, name: string) => Promise<BackupCortex>;
@@ -135,6 +138,14 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
         options.consistencyCheck &&
         new ConsistencyChecks({
           ...options.consistencyCheck,
+          now: manager.now,
+          settled: (key) => controller.enqueue(key),
+          log: manager.log,
+        }),
+      embeddings:
+        options.embeddings &&
+        new EmbeddingWatch({
+          ...options.embeddings,
           now: manager.now,
           settled: (key) => controller.enqueue(key),
           log: manager.log,

@@ -1,24 +1,27 @@
 /**
- * What the operator does for an appliance's data besides running it: the periodic consistency check and the
- * scheduled backups. Both run in the background and report through status and a condition each; this gathers
- * them for the reconciler, which requeues at the sooner of their next times.
+ * What the operator does for an appliance's data besides running it: the periodic consistency check, the
+ * scheduled backups and watching a re-embedding. Each runs in the background and reports through status and a
+ * condition; this gathers them for the reconciler, which requeues at the soonest of their next times.
  */
 import type { RemramApplianceSpec, RemramApplianceStatus } from "../api/v1alpha1/remram-appliance.js";
 import type { ConditionInput } from "../runtime/conditions.js";
 import { destinationMissingCondition, destinationRecheckMs } from "./backup-destination.js";
 import type { ScheduledBackups } from "./backups.js";
 import type { ConsistencyChecks } from "./consistency-check.js";
+import type { EmbeddingWatch } from "./embedding-watch.js";
 
 export interface DataCare {
   /** The periodic consistency check (absent: not checked, no DataConsistent condition). */
   consistency?: ConsistencyChecks | undefined;
   /** Scheduled backups (absent: no BackedUp condition). */
   backups?: ScheduledBackups | undefined;
+  /** Whether the vectors are current (absent: no EmbeddingsCurrent condition). */
+  embeddings?: EmbeddingWatch | undefined;
 }
 
 export interface DataCareObservation {
   conditions: ConditionInput[];
-  status: Pick<RemramApplianceStatus, "consistency" | "backup">;
+  status: Pick<RemramApplianceStatus, "consistency" | "backup" | "embeddings">;
   nextInMs?: number;
 }
 
@@ -32,6 +35,8 @@ export function observeDataCare(
     createdMs: number;
     /** What keeps spec.backup's destination from Cortex (backup-destination.ts). */
     backupProblem?: string | undefined;
+    /** The embedding model Cortex is given (the spec's or the profile's) and its dimensions. */
+    embedding: { model: string; dimensions: number };
   },
   cortexAvailable: boolean,
 ): DataCareObservation {
@@ -46,14 +51,24 @@ export function observeDataCare(
           nextInMs: destinationRecheckMs,
         }
       : care.backups?.observe(namespace, name, spec.backup, status, cortexAvailable, appliance.createdMs);
-  const times = [consistency?.nextInMs, backups?.nextInMs].filter((ms): ms is number => ms !== undefined);
+  const embeddings = care.embeddings?.observe(
+    namespace,
+    name,
+    status?.embeddings,
+    appliance.embedding,
+    cortexAvailable,
+  );
+  const times = [consistency?.nextInMs, backups?.nextInMs, embeddings?.nextInMs].filter(
+    (ms): ms is number => ms !== undefined,
+  );
   return {
-    conditions: [consistency?.condition, backups?.condition].filter(
+    conditions: [consistency?.condition, backups?.condition, embeddings?.condition].filter(
       (c): c is ConditionInput => c !== undefined,
     ),
     status: {
       ...(consistency?.status === undefined ? {} : { consistency: consistency.status }),
       ...(backups?.status === undefined ? {} : { backup: backups.status }),
+      ...(embeddings?.status === undefined ? {} : { embeddings: embeddings.status }),
     },
     ...(times.length > 0 ? { nextInMs: Math.min(...times) } : {}),
   };
@@ -62,4 +77,5 @@ export function observeDataCare(
 export function forgetDataCare(care: DataCare, namespace: string, name: string): void {
   care.consistency?.forget(namespace, name);
   care.backups?.forget(namespace, name);
+  care.embeddings?.forget(namespace, name);
 }

@@ -241,7 +241,18 @@ export class ApplianceReconciler {
     const createdMs = Date.parse(appliance.metadata.creationTimestamp ?? "") || this.deps.now();
     const care = observeDataCare(
       this.deps.dataCare ?? {},
-      { namespace, name, spec, status: appliance.status, createdMs, backupProblem },
+      {
+        namespace,
+        name,
+        spec,
+        status: appliance.status,
+        createdMs,
+        backupProblem,
+        embedding: {
+          model: required.find((model) => model.role === "embedding")?.name ?? "",
+          dimensions: spec.ollama.models.embeddingDimensions,
+        },
+      },
       workloads.cortex.available,
     );
     inputs.push(...care.conditions);

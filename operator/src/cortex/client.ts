@@ -1,6 +1,6 @@
 /**
  * The operator's typed client for the Cortex endpoints it calls: /dimensions, /dream, /proposals, /promote,
- * /admin/check, /admin/backups and /admin/restore.
+ * /admin/check, /admin/embeddings, /admin/backups and /admin/restore.
  * Requests and responses are Cortex's own schemas (@remram/contract): a request the contract no longer takes
  * fails the operator's build, and an answer is parsed so a drift at run time fails loudly here instead of writing
  * nonsense into status. Errors say whether Cortex was unreachable (retry with backoff) or refused the request (a
@@ -19,6 +19,8 @@ import {
   type DreamRequestInput,
   dimensionsResponse,
   dreamReportSchema,
+  type EmbeddingStatus,
+  embeddingStatus,
   type PromoteRequestInput,
   promoteResponse,
   proposalSchema,
@@ -143,6 +145,11 @@ export class CortexClient {
   /** Cortex reads every store whole; on a large household that takes a while. */
   checkConsistency(): Promise<ConsistencyReport> {
     return this.call("POST", routes.consistencyCheck.url, undefined, consistencyReport, 600_000);
+  }
+
+  /** Whether every stored item has a vector of the configured model, or how far a re-embedding has come. */
+  embeddings(): Promise<EmbeddingStatus> {
+    return this.call("GET", routes.embeddingStatus.url, undefined, embeddingStatus);
   }
 
   /** Starts a backup in the background (409 when one runs or Cortex has no destination). */

@@ -104,7 +104,17 @@ const ollamaSpec = withCel(
         .object({
           routing: modelName.optional().describe("Model for routine turns."),
           reflection: modelName.optional().describe("Model for reflection and dream."),
-          embedding: modelName.optional().describe("Embedding model (384 dimensions)."),
+          embedding: modelName
+            .optional()
+            .describe("Embedding model (its dimensions in embeddingDimensions)."),
+          embeddingDimensions: z
+            .int()
+            .min(8)
+            .max(4096)
+            .default(384)
+            .describe(
+              "Length of the embedding model's vectors (384 for the profiles' all-minilm). Changing the model or this re-embeds every stored object and chunk in the background (status.embeddings); meanwhile what is not re-embedded yet is found by its words only.",
+            ),
         })
         .strict()
         .prefault({})
@@ -677,6 +687,23 @@ export const remramApplianceStatus = z
       .describe(
         "The last consistency check of Cortex's stores (archive hashes, vectors, chunks, proposals, git fsck); `kubectl remram check` runs one now.",
       ),
+    embeddings: z
+      .object({
+        model: z.string().max(256).optional().describe("Absent when Cortex has no embedding model."),
+        dimensions: z.int().min(1),
+        state: z.enum(["starting", "current", "reembedding", "none"]),
+        replacing: z.string().max(300).optional().describe("The model (and dimensions) being replaced."),
+        done: z.int().min(0).describe("Objects and chunks embedded with the model so far."),
+        total: z.int().min(0),
+        waiting: z
+          .string()
+          .max(500)
+          .optional()
+          .describe("Why the re-embedding is paused; it resumes by itself."),
+      })
+      .strict()
+      .optional()
+      .describe("Cortex's vectors: current, or being made again with a changed embedding model."),
     backup: z
       .object({
         lastScheduleTime: timestamp.optional().describe("When the operator last started a scheduled backup."),
@@ -768,6 +795,10 @@ export const ApplianceReason = {
   FindingsReported: "FindingsReported",
   NotCheckedYet: "NotCheckedYet",
   CheckFailed: "CheckFailed",
+  // EmbeddingsCurrent (never blocks Ready: retrieval goes on by words while vectors are made again)
+  EmbeddingsCurrent: "EmbeddingsCurrent",
+  Reembedding: "Reembedding",
+  NoEmbeddingModel: "NoEmbeddingModel",
   // BackedUp (never blocks Ready)
   BackupSucceeded: "BackupSucceeded",
   BackupFailed: "BackupFailed",

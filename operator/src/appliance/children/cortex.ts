@@ -87,6 +87,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
     ...(ca ? [{ name: "REMRAM_OPENSEARCH_CA_FILE", value: `${opensearchCaDir}/ca.crt` }] : []),
     { name: "REMRAM_OLLAMA_URL", value: serviceUrl(ctx, "ollama") },
     { name: "REMRAM_EMBED_MODEL", value: models.embedding },
+    { name: "CORTEX_EMBED_DIMENSIONS", value: String(ctx.spec.ollama.models.embeddingDimensions) },
     // Dream words its principles with the reflection model (the role is "Model for reflection and dream").
     { name: "REMRAM_REFLECTION_MODEL", value: models.reflection },
     { name: "REMRAM_WORKSPACE_DIR", value: cortexRepoDir },
