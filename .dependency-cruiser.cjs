@@ -5,7 +5,8 @@
 // composition (app, maturation, main, index) that nothing imports.
 // Type-only imports count: a type from above is an upward dependency too.
 const src = "^cortex/src/";
-const features = "(ingest|retrieve|dimensions|health|reflect|remember|dream|promote|archive|embeddings)";
+const features =
+  "(ingest|retrieve|dimensions|health|reflect|remember|dream|promote|archive|embeddings|storage)";
 const composition = `${src}(app|maturation|main|index)\\.ts$`;
 const tests = "\\.test\\.ts$";
 

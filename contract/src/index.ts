@@ -25,3 +25,4 @@ export * from "./promote.js";
 export * from "./reflect.js";
 export * from "./retrieve.js";
 export * from "./routes.js";
+export * from "./storage.js";

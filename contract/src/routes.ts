@@ -42,6 +42,7 @@ import {
 } from "./promote.js";
 import { reflectRequest, reflectResponse, scopeViolationResponse } from "./reflect.js";
 import { retrieveRequest, retrieveResponse } from "./retrieve.js";
+import { storageStatus } from "./storage.js";
 
 /** Fastify's route schema, with zod schemas: what Cortex passes as a route's `schema` option. */
 export interface RouteSchema {
@@ -386,6 +387,16 @@ export const routes = {
       summary:
         "The embedding model's vectors: current, or being made again after a model change (progress, and why it waits)",
       response: { 200: embeddingStatus, 401: errorResponse, 403: errorResponse },
+    },
+  },
+  storageStatus: {
+    method: "GET",
+    url: "/admin/storage",
+    callers: ["operator", "admin"],
+    schema: {
+      summary:
+        "Room left on Cortex's volumes and OpenSearch's disk, and whether writes are refused for want of space",
+      response: { 200: storageStatus, 401: errorResponse, 403: errorResponse },
     },
   },
   personExport: {

@@ -144,6 +144,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       minVectorSimilarity: options.minVectorSimilarity ?? 0.2,
     },
     clock,
+    fullRefusals: {},
     isInitialized: () => initializedFlag,
     initialized,
   };
@@ -170,6 +171,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       },
       reply.elapsedTime / 1000,
     );
+    // A write stored since the last refusal for want of space: space was freed, writes are accepted again.
+    if (request.method === "POST" && reply.statusCode < 300) delete context.fullRefusals.last;
   });
 
   app.setErrorHandler(errorHandler);

@@ -3,6 +3,7 @@
  * policy, usage counters), metrics, settings and the clock. Features import this type, never the app factory.
  */
 import type { CortexConfig } from "./config.js";
+import type { FullRefusal } from "./http-errors.js";
 import type { PolicyHolder } from "./knowledge/dimension-policy.js";
 import type { UsageTracker } from "./knowledge/usage.js";
 import type { CortexMetrics } from "./metrics.js";
@@ -29,6 +30,8 @@ export interface CortexContext {
   usage: UsageTracker;
   retrieval: RetrievalSettings;
   clock: () => Date;
+  /** The last write refused for want of space (http-errors.ts records it). */
+  fullRefusals: { last?: FullRefusal };
   /** True once the indices exist and the stored policy is loaded. */
   isInitialized: () => boolean;
   /** Resolves when initialization succeeded (it retries until then, or until the app closes). */

@@ -74,6 +74,7 @@ export async function errorHandler(
       request,
       reply,
       error,
+      "opensearch",
       "OpenSearch's disk is full: the write was refused",
       `OpenSearch's disk is past its flood-stage watermark, so nothing was stored; free space on it and retry (OpenSearch lifts its write block by itself once it is below the high watermark): ${error.message.slice(0, 300)}`,
     );
@@ -94,6 +95,7 @@ export async function errorHandler(
       request,
       reply,
       error,
+      "volume",
       "a volume is full: the write was refused",
       `Cortex's volume is full, so nothing was stored; free space on it and retry (${error.message.slice(0, 200)})`,
     );
@@ -110,15 +112,28 @@ export async function errorHandler(
   return reply.code(statusCode).send(errorBody(statusCode, error.message));
 }
 
-/** A write refused for want of space (Cortex's volume or OpenSearch's disk): logged, counted, 507 to retry later. */
+/** The last write refused for want of space, kept for GET /admin/storage (and so the appliance's condition). */
+export interface FullRefusal {
+  at: Date;
+  cause: "volume" | "opensearch";
+  message: string;
+}
+
+/**
+ * A write refused for want of space (Cortex's volume or OpenSearch's disk): logged, counted, remembered, 507 to
+ * retry later.
+ */
 function refuseFull(
   request: FastifyRequest,
   reply: FastifyReply,
   error: Error,
+  cause: FullRefusal["cause"],
   logMessage: string,
   message: string,
 ) {
   request.log.error({ err: error }, logMessage);
-  request.server.cortex.metrics.volumeFullRefusals.inc({ route: request.routeOptions.url ?? "" });
+  const { cortex } = request.server;
+  cortex.metrics.volumeFullRefusals.inc({ route: request.routeOptions.url ?? "" });
+  cortex.fullRefusals.last = { at: cortex.clock(), cause, message: message.slice(0, 500) };
   return reply.code(507).header("Retry-After", retryAfterSeconds).send(errorBody(507, message));
 }

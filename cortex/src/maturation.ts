@@ -16,6 +16,7 @@ import { type GitIdentity, GitPromoter } from "./promote/git-promoter.js";
 import { promoteRoutes } from "./promote/routes.js";
 import { reflectRoutes } from "./reflect/routes.js";
 import { rememberRoutes } from "./remember/routes.js";
+import { storageRoutes } from "./storage/routes.js";
 import { createOllamaChatModel } from "./store/chat-model.js";
 import { registerVolumeMetrics } from "./volume-metrics.js";
 
@@ -50,7 +51,7 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 
 /**
  * Registers /reflect, /remember, /dream, /proposals, /promote, /archive, /admin/erasure, /admin/check,
- * /admin/backups and /admin/restore on the Cortex app.
+ * /admin/storage, /admin/backups and /admin/restore on the Cortex app.
  */
 export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync {
   return async (app) => {
@@ -67,10 +68,11 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
       return git;
     });
     const archive = once(() => ArchiveStore.open(options.archiveDir, app.cortex.clock));
-    registerVolumeMetrics(app.cortex.metrics.registry, {
+    const volumes = registerVolumeMetrics(app.cortex.metrics.registry, {
       workspace: options.workspaceDir,
       archive: options.archiveDir,
     });
+    await app.register(storageRoutes(volumes));
     const { ollamaUrl, reflectionModel, reflectionTimeoutMs } = app.cortex.config;
     const principleModel =
       ollamaUrl === undefined || reflectionModel === undefined

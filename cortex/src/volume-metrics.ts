@@ -7,7 +7,11 @@ import { Gauge, type Registry } from "prom-client";
 
 type VolumeStats = { volume: string; size: number; available: number }[];
 
-export function registerVolumeMetrics(registry: Registry, folders: Readonly<Record<string, string>>): void {
+/** The gauges, and the reading they share (GET /admin/storage reads it too). */
+export function registerVolumeMetrics(
+  registry: Registry,
+  folders: Readonly<Record<string, string>>,
+): () => Promise<VolumeStats> {
   // A scrape collects both gauges at once: they share one statfs per folder.
   let reading: Promise<VolumeStats> | undefined;
   const read = () => {
@@ -37,6 +41,7 @@ export function registerVolumeMetrics(registry: Registry, folders: Readonly<Reco
       for (const { volume, available } of await read()) this.set({ volume }, available);
     },
   });
+  return read;
 }
 
 async function readVolumes(folders: Readonly<Record<string, string>>): Promise<VolumeStats> {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ConsistencyReport, ExplicitSaveResponse } from "@remram/contract";
+import type { ConsistencyReport, ExplicitSaveResponse, StorageStatus } from "@remram/contract";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { simpleGit } from "simple-git";
@@ -115,11 +115,25 @@ describe.skipIf(!canMount)("Cortex on volumes that fill up", () => {
       expect(refused.statusCode, refused.body).toBe(507);
       const metrics = await app.inject({ method: "GET", url: "/metrics" });
       expect(metrics.body).toContain('cortex_volume_full_refusals_total{route="/archive/transcripts"} 1');
+      // What the appliance's StorageAvailable condition is made from.
+      const full = (
+        await app.inject({ method: "GET", url: "/admin/storage", headers: bearer("operator") })
+      ).json<StorageStatus>();
+      expect(full.volumes.find((volume) => volume.name === "archive")).toEqual({
+        name: "archive",
+        sizeBytes: 2 * 1024 * 1024,
+        availableBytes: 0,
+      });
+      expect(full.recentRefusal).toMatchObject({ cause: "volume" });
     } finally {
       await rm(filler);
     }
     const filed = await post("/archive/transcripts", transcript);
     expect(filed.statusCode, filed.body).toBe(200);
+    const freed = (
+      await app.inject({ method: "GET", url: "/admin/storage", headers: bearer("operator") })
+    ).json<StorageStatus>();
+    expect(freed.recentRefusal).toBeUndefined();
     const { hash } = filed.json<{ hash: string }>();
     const recalled = await app.inject({
       method: "GET",

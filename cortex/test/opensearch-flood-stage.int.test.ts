@@ -1,9 +1,16 @@
-import type { RetrieveResponse } from "@remram/contract";
+import type { RetrieveResponse, StorageStatus } from "@remram/contract";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request } from "../src/store/client.js";
-import { auth, type FullCortex, ingestEvents, knowledgeEvent, startFullCortex } from "./helpers.js";
+import {
+  auth,
+  type FullCortex,
+  ingestEvents,
+  knowledgeEvent,
+  operatorAuth,
+  startFullCortex,
+} from "./helpers.js";
 
 // REMRAM_TESTBED=opensearch. Past its flood-stage watermark OpenSearch puts the read-only-allow-delete block on
 // every index of the node and lifts it once the disk is below the high watermark again. Here the block is put on
@@ -47,6 +54,12 @@ describe("Cortex while OpenSearch's disk is past its flood-stage watermark", () 
       .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
   };
 
+  const storage = async () => {
+    const response = await app.inject({ method: "GET", url: "/admin/storage", headers: operatorAuth });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<StorageStatus>();
+  };
+
   beforeAll(async () => {
     cortex = await startFullCortex({ opensearchUrl });
     app = cortex.app;
@@ -67,6 +80,14 @@ describe("Cortex while OpenSearch's disk is past its flood-stage watermark", () 
       /^OpenSearch's disk is past its flood-stage watermark, so nothing was stored; free space on it and retry/,
     );
     expect(await refusals()).toBeGreaterThan(0);
+    // What the operator's StorageAvailable condition is made from: the block, and the refusal with its cause.
+    const full = await storage();
+    expect(full.opensearch.writeBlocked).toBe(true);
+    expect(full.recentRefusal).toMatchObject({ cause: "opensearch" });
+    expect(full.recentRefusal?.message).toMatch(/^OpenSearch's disk is past its flood-stage watermark/);
+    expect(full.opensearch.floodStageWatermark).toMatch(/%|b$/);
+    expect(full.opensearch.diskUsedPercent).toBeGreaterThan(0);
+    expect(full.volumes.map((volume) => volume.name).sort()).toEqual(["archive", "workspace"]);
     // Reads go on: what was stored before answers, and nothing of the refused write shows.
     const during = await statements();
     expect(during).toContain("Ana grows tomatoes on the balcony");
@@ -74,8 +95,11 @@ describe("Cortex while OpenSearch's disk is past its flood-stage watermark", () 
 
     // Space freed: OpenSearch lifts the block itself; the gateway's queue sends the same event again.
     await block(false);
+    expect((await storage()).opensearch.writeBlocked).toBe(false);
     const stored = await ingest(basil);
     expect(stored.statusCode, stored.body).toBe(200);
+    // A write stored since: writes are no longer refused.
+    expect((await storage()).recentRefusal).toBeUndefined();
     expect(await statements()).toEqual(
       expect.arrayContaining(["Ana grows tomatoes on the balcony", "Ana grows basil on the kitchen window"]),
     );

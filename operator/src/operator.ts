@@ -126,8 +126,9 @@ export function setupControllers(manager: Manager, options: OperatorOptions, ope
       // A Cortex reached at an out-of-cluster URL is not the Deployment's pods: their readiness says nothing of it.
       ignoreDeployment: options.cortexUrl !== undefined,
     },
-    embeddings: {
-      read: async (namespace, name) => (await cortex.clientFor(namespace, name)).embeddings(),
+    cortexReadings: {
+      embeddings: async (namespace, name) => (await cortex.clientFor(namespace, name)).embeddings(),
+      storage: async (namespace, name) => (await cortex.clientFor(namespace, name)).storage(),
       ignoreDeployment: options.cortexUrl !== undefined,
     },
     backups: {

@@ -540,6 +540,44 @@ describe("an appliance's data checked by the operator against the real Cortex", 
     });
     expect(appliance.status?.embeddings).toEqual({ dimensions: 384, state: "none", done: 0, total: 0 });
   }, 90_000);
+
+  it("reports the room left, writes refused while OpenSearch blocks them, and room again once it lifts", async () => {
+    type Stored = Appliance & { status?: { storage?: { writesRefused: boolean; refusal?: string } } };
+    const untilStorage = (status: string, reason: string) =>
+      waitFor(
+        async () => {
+          const read = await client.get<Stored>(appliancePath);
+          const condition = getStatusCondition(read, "StorageAvailable");
+          return condition?.status === status && condition.reason === reason ? read : undefined;
+        },
+        { what: `StorageAvailable=${status} (${reason})`, timeoutMs: 100_000, intervalMs: 1_000 },
+      );
+    const roomy = await untilStorage("True", "SpaceAvailable");
+    // The archive folder is made at the first archived transcript; until then there is no volume to report.
+    expect(getStatusCondition(roomy, "StorageAvailable")?.message).toMatch(
+      /^workspace \d+% free(, archive \d+% free)?, OpenSearch's disk \d+% used \(flood stage .+\)$/,
+    );
+    // OpenSearch past its flood-stage watermark puts this block on the indices; here only on this Cortex's.
+    const block = (on: boolean) =>
+      fetch(`${opensearch.url}/op-${suffix}-*/_settings`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ index: { blocks: { read_only_allow_delete: on ? true : null } } }),
+      });
+    expect((await block(true)).ok).toBe(true);
+    try {
+      const full = await untilStorage("False", "WritesRefused");
+      expect(full.status?.storage?.writesRefused).toBe(true);
+      expect(getStatusCondition(full, "StorageAvailable")?.message).toContain(
+        "OpenSearch's disk is past its flood-stage watermark",
+      );
+      // Not an outage: reads go on, so it never holds Ready back.
+      expect(getStatusCondition(full, "Ready")?.reason).not.toBe("WritesRefused");
+    } finally {
+      await block(false);
+    }
+    await untilStorage("True", "SpaceAvailable");
+  }, 240_000);
 });
 
 describe("an appliance's data backed up on its schedule against the real Cortex", () => {

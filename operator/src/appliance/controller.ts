@@ -4,7 +4,7 @@
  * are read without a cache), and watches what else changes an appliance: its retained PVCs and OpenSearch pods (by the
  * appliance label), nodes (GPU changes only), RuntimeClasses and the ingress controller's EndpointSlices.
  */
-import type { BackupAttachment } from "@remram/contract";
+import type { BackupAttachment, EmbeddingStatus, StorageStatus } from "@remram/contract";
 import type { Cache } from "../runtime/cache.js";
 import type { Controller } from "../runtime/controller.js";
 import type { InformerEvent } from "../runtime/informer.js";
@@ -15,7 +15,8 @@ import * as kinds from "../runtime/resource-kinds.js";
 import { type BackupCortex, ScheduledBackups } from "./backups.js";
 import { applianceLabel, managedBy, type OperatorImages } from "./children/shared.js";
 import { ConsistencyChecks, type RunConsistencyCheck } from "./consistency-check.js";
-import { EmbeddingWatch, type ReadEmbeddings } from "./embedding-watch.js";
+import { CortexWatch } from "./cortex-watch.js";
+import { embeddingsStatus } from "./embedding-watch.js";
 import type { GpuNodeLike, RuntimeClassLike } from "./gpu.js";
 import type { HardwareProfile, ProfileName } from "./hardware-profiles.js";
 import {
@@ -25,6 +26,7 @@ import {
 } from "./ingress-controller.js";
 import { ModelPuller } from "./model-puller.js";
 import { ApplianceReconciler, type PodLike, type RemramAppliance } from "./reconciler.js";
+import { applianceStorage } from "./storage.js";
 
 /** Every child carries it; the child caches (and so the operator's reads) see only these. */
 export const managedSelector = `app.kubernetes.io/managed-by=${managedBy}`;
@@ -54,8 +56,15 @@ export interface ApplianceControllerOptions {
   ingressController?: IngressControllerService;
   /** How an appliance's data is checked (Cortex's /admin/check), and how often. */
   consistencyCheck?: { run: RunConsistencyCheck; intervalMs: number; ignoreDeployment?: boolean };
-  /** How an appliance's Cortex is asked whether its vectors are current (GET /admin/embeddings). */
-  embeddings?: { read: ReadEmbeddings; ignoreDeployment?: boolean };
+  /**
+   * How an appliance's Cortex is asked whether its vectors are current (GET /admin/embeddings) and how much room
+   * it has left (GET /admin/storage).
+   */
+  cortexReadings?: {
+    embeddings: (namespace: string, name: string) => Promise<EmbeddingStatus>;
+    storage: (namespace: string, name: string) => Promise<StorageStatus>;
+    ignoreDeployment?: boolean;
+  };
   /** How an appliance's Cortex is asked for backups (spec.backup's schedule decides when). */
   backups?: {
     cortexFor: (namespace: string, name: string) => Promise<BackupCortex>;
@@ -115,6 +124,13 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
   };
   const ingressSliceCache =
     ingressSlices && manager.cache(ingressSlices.kind, ingressSlices.labelSelector, ingressSlices.namespace);
+  const readings = options.cortexReadings;
+  const watching = {
+    ...(readings?.ignoreDeployment === undefined ? {} : { ignoreDeployment: readings.ignoreDeployment }),
+    now: manager.now,
+    settled: (key: string) => controller.enqueue(key),
+    log: manager.log,
+  };
   const reconciler = new ApplianceReconciler({
     client: manager.client,
     appliances,
@@ -143,12 +159,18 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
           log: manager.log,
         }),
       embeddings:
-        options.embeddings &&
-        new EmbeddingWatch({
-          ...options.embeddings,
-          now: manager.now,
-          settled: (key) => controller.enqueue(key),
-          log: manager.log,
+        readings &&
+        new CortexWatch({
+          read: async (namespace, name) => embeddingsStatus(await readings.embeddings(namespace, name)),
+          what: "embedding status",
+          ...watching,
+        }),
+      storage:
+        readings &&
+        new CortexWatch({
+          read: async (namespace, name) => applianceStorage(await readings.storage(namespace, name)),
+          what: "storage status",
+          ...watching,
         }),
       backups:
         options.backups &&

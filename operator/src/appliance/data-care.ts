@@ -1,6 +1,6 @@
 /**
  * What the operator does for an appliance's data besides running it: the periodic consistency check, the
- * scheduled backups and watching a re-embedding. Each runs in the background and reports through status and a
+ * scheduled backups, and watching its vectors (a re-embedding) and the room it has left. Each runs in the background and reports through status and a
  * condition; this gathers them for the reconciler, which requeues at the soonest of their next times.
  */
 import type { RemramApplianceSpec, RemramApplianceStatus } from "../api/v1alpha1/remram-appliance.js";
@@ -8,7 +8,9 @@ import type { ConditionInput } from "../runtime/conditions.js";
 import { destinationMissingCondition, destinationRecheckMs } from "./backup-destination.js";
 import type { ScheduledBackups } from "./backups.js";
 import type { ConsistencyChecks } from "./consistency-check.js";
-import type { EmbeddingWatch } from "./embedding-watch.js";
+import type { CortexWatch } from "./cortex-watch.js";
+import { type EmbeddingsStatus, embeddingsCondition, embeddingsPollMs } from "./embedding-watch.js";
+import { type ApplianceStorage, storageCondition, storagePollMs } from "./storage.js";
 
 export interface DataCare {
   /** The periodic consistency check (absent: not checked, no DataConsistent condition). */
@@ -16,12 +18,14 @@ export interface DataCare {
   /** Scheduled backups (absent: no BackedUp condition). */
   backups?: ScheduledBackups | undefined;
   /** Whether the vectors are current (absent: no EmbeddingsCurrent condition). */
-  embeddings?: EmbeddingWatch | undefined;
+  embeddings?: CortexWatch<EmbeddingsStatus> | undefined;
+  /** Room left on Cortex's volumes and OpenSearch's disk (absent: no StorageAvailable condition). */
+  storage?: CortexWatch<ApplianceStorage> | undefined;
 }
 
 export interface DataCareObservation {
   conditions: ConditionInput[];
-  status: Pick<RemramApplianceStatus, "consistency" | "backup" | "embeddings">;
+  status: Pick<RemramApplianceStatus, "consistency" | "backup" | "embeddings" | "storage">;
   nextInMs?: number;
 }
 
@@ -55,20 +59,25 @@ export function observeDataCare(
     namespace,
     name,
     status?.embeddings,
-    appliance.embedding,
+    (last) => embeddingsPollMs(last, appliance.embedding),
     cortexAvailable,
   );
-  const times = [consistency?.nextInMs, backups?.nextInMs, embeddings?.nextInMs].filter(
+  const storage = care.storage?.observe(namespace, name, status?.storage, storagePollMs, cortexAvailable);
+  const times = [consistency?.nextInMs, backups?.nextInMs, embeddings?.nextInMs, storage?.nextInMs].filter(
     (ms): ms is number => ms !== undefined,
   );
   return {
-    conditions: [consistency?.condition, backups?.condition, embeddings?.condition].filter(
-      (c): c is ConditionInput => c !== undefined,
-    ),
+    conditions: [
+      consistency?.condition,
+      backups?.condition,
+      embeddings && embeddingsCondition(embeddings.status),
+      storage && storageCondition(storage.status),
+    ].filter((c): c is ConditionInput => c !== undefined),
     status: {
       ...(consistency?.status === undefined ? {} : { consistency: consistency.status }),
       ...(backups?.status === undefined ? {} : { backup: backups.status }),
       ...(embeddings?.status === undefined ? {} : { embeddings: embeddings.status }),
+      ...(storage?.status === undefined ? {} : { storage: storage.status }),
     },
     ...(times.length > 0 ? { nextInMs: Math.min(...times) } : {}),
   };
@@ -78,4 +87,5 @@ export function forgetDataCare(care: DataCare, namespace: string, name: string):
   care.consistency?.forget(namespace, name);
   care.backups?.forget(namespace, name);
   care.embeddings?.forget(namespace, name);
+  care.storage?.forget(namespace, name);
 }

@@ -1,9 +1,11 @@
 import type { EmbeddingStatus } from "@remram/contract";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
+import { CortexWatch } from "./cortex-watch.js";
 import {
-  EmbeddingWatch,
+  type EmbeddingsStatus,
   embeddingsCondition,
+  embeddingsPollMs,
   embeddingsStatus,
   movingPollMs,
   settledPollMs,
@@ -28,36 +30,39 @@ const current: EmbeddingStatus = {
 
 const wanted = { model: "nomic-embed-text", dimensions: 768 };
 
+/** A watch of the embedding status with a clock the test moves and a Cortex it answers for. */
 function harness() {
   let now = Date.parse("2026-11-28T10:00:00Z");
   const answers: EmbeddingStatus[] = [];
   const settled: string[] = [];
   let asked = 0;
-  const watch = new EmbeddingWatch({
+  const watch = new CortexWatch({
     read: async () => {
       asked += 1;
       const answer = answers.shift();
       if (answer === undefined) throw new Error("Cortex unavailable");
-      return answer;
+      return embeddingsStatus(answer);
     },
+    what: "embedding status",
     now: () => now,
     settled: (key) => settled.push(key),
     log: pino({ level: "silent" }),
   });
-  const flush = () => new Promise((resolve) => setImmediate(resolve));
+  const observe = (previous: EmbeddingsStatus | undefined, available = true) =>
+    watch.observe("ns", "home", previous, (last) => embeddingsPollMs(last, wanted), available);
   return {
-    watch,
+    observe,
     answers,
     settled,
     asked: () => asked,
-    flush,
+    flush: () => new Promise((resolve) => setImmediate(resolve)),
     advance: (ms: number) => {
       now += ms;
     },
   };
 }
 
-describe("the re-embedding a model change sets off, as status and a condition", () => {
+describe("the re-embedding a model change sets off, as status and a condition, read by a CortexWatch", () => {
   it("sums objects and chunks and names the model replaced", () => {
     expect(embeddingsStatus(reembedding)).toEqual({
       model: "nomic-embed-text",
@@ -91,26 +96,26 @@ describe("the re-embedding a model change sets off, as status and a condition", 
 
   it("asks every 15 s while a re-embedding runs and hourly once it is done; never while Cortex is down", async () => {
     const t = harness();
-    expect(t.watch.observe("ns", "home", undefined, wanted, false)).not.toHaveProperty("nextInMs");
+    expect(t.observe(undefined, false)).not.toHaveProperty("nextInMs");
     expect(t.asked()).toBe(0);
 
     t.answers.push(reembedding);
-    const first = t.watch.observe("ns", "home", undefined, wanted, true);
-    expect(first.condition.status).toBe("Unknown");
+    const first = t.observe(undefined);
+    expect(embeddingsCondition(first.status).status).toBe("Unknown");
     expect(first).not.toHaveProperty("nextInMs");
     await t.flush();
     expect(t.settled).toEqual(["ns/home"]);
-    const moving = t.watch.observe("ns", "home", undefined, wanted, true);
+    const moving = t.observe(undefined);
     expect(moving.status?.state).toBe("reembedding");
     expect(moving.nextInMs).toBe(movingPollMs);
     expect(t.asked()).toBe(1);
 
     t.advance(movingPollMs);
     t.answers.push(current);
-    t.watch.observe("ns", "home", undefined, wanted, true);
+    t.observe(undefined);
     await t.flush();
-    const done = t.watch.observe("ns", "home", undefined, wanted, true);
-    expect(done.condition.status).toBe("True");
+    const done = t.observe(undefined);
+    expect(embeddingsCondition(done.status).status).toBe("True");
     expect(done.nextInMs).toBe(settledPollMs);
     expect(t.asked()).toBe(2);
   });
@@ -118,20 +123,20 @@ describe("the re-embedding a model change sets off, as status and a condition", 
   it("asks every 15 s while Cortex still reports another model than the spec gives it", async () => {
     const t = harness();
     t.answers.push({ ...current, model: "all-minilm", dimensions: 384 });
-    t.watch.observe("ns", "home", undefined, wanted, true);
+    t.observe(undefined);
     await t.flush();
-    const stale = t.watch.observe("ns", "home", undefined, wanted, true);
-    expect(stale.condition.status).toBe("True");
+    const stale = t.observe(undefined);
+    expect(embeddingsCondition(stale.status).status).toBe("True");
     expect(stale.nextInMs).toBe(movingPollMs);
   });
 
   it("keeps what status said while Cortex cannot be asked", async () => {
     const t = harness();
     const previous = embeddingsStatus(reembedding);
-    t.watch.observe("ns", "home", previous, wanted, true);
+    t.observe(previous);
     await t.flush();
-    const held = t.watch.observe("ns", "home", previous, wanted, true);
+    const held = t.observe(previous);
     expect(held.status).toEqual(previous);
-    expect(held.condition.reason).toBe("Reembedding");
+    expect(embeddingsCondition(held.status).reason).toBe("Reembedding");
   });
 });

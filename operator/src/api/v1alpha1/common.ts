@@ -126,7 +126,8 @@ export const condition = z
   })
   .strict();
 
-export const conditions = listMap(z.array(condition).max(16), "type");
+/** An appliance reports 17 condition types (status.ts, data-care.ts); room for a few more. */
+export const conditions = listMap(z.array(condition).max(24), "type");
 
 export type Condition = z.infer<typeof condition>;
 export type ConditionStatus = Condition["status"];

@@ -704,6 +704,30 @@ export const remramApplianceStatus = z
       .strict()
       .optional()
       .describe("Cortex's vectors: current, or being made again with a changed embedding model."),
+    storage: z
+      .object({
+        volumes: listMap(
+          z
+            .array(
+              z
+                .object({
+                  name: z.string().max(64),
+                  availableBytes: z.int().min(0),
+                  availablePercent: z.int().min(0).max(100),
+                })
+                .strict(),
+            )
+            .max(8),
+          "name",
+        ).describe("Cortex's volumes (workspace repository, archive): what is left on each."),
+        opensearchDiskUsedPercent: z.number().min(0).max(100).optional(),
+        floodStageWatermark: z.string().max(64).optional(),
+        writesRefused: z.boolean().describe("Writes are refused for want of space now (HTTP 507)."),
+        refusal: z.string().max(500).optional().describe("Why, as Cortex said it to the writer."),
+      })
+      .strict()
+      .optional()
+      .describe("Room left for the household's memory; the StorageAvailable condition summarises it."),
     backup: z
       .object({
         lastScheduleTime: timestamp.optional().describe("When the operator last started a scheduled backup."),
@@ -799,6 +823,10 @@ export const ApplianceReason = {
   EmbeddingsCurrent: "EmbeddingsCurrent",
   Reembedding: "Reembedding",
   NoEmbeddingModel: "NoEmbeddingModel",
+  // StorageAvailable (never blocks Ready: reads go on while writes are refused)
+  SpaceAvailable: "SpaceAvailable",
+  SpaceLow: "SpaceLow",
+  WritesRefused: "WritesRefused",
   // BackedUp (never blocks Ready)
   BackupSucceeded: "BackupSucceeded",
   BackupFailed: "BackupFailed",
