@@ -39,12 +39,12 @@ try {
   // The household as the previous model left it: stored lexically here, then stamped as that model's.
   const before = await householdCortex(opensearch.endpoints.url, scratch, prefix);
   const now = new Date();
-  const facts = bulkCorpus(7, objects, Math.min(objects, 5_000)).facts.map((fact, index) => ({
+  const facts = bulkCorpus(7, objects, Math.min(objects, 500)).facts.map((fact, index) => ({
     ...fact,
     statement: `${fact.statement} (entry ${index})`,
   }));
-  for (let from = 0; from < facts.length; from += 500) {
-    const events = facts.slice(from, from + 500).map((fact) => knowledgeEventOf(fact, now));
+  for (let from = 0; from < facts.length; from += 250) {
+    const events = facts.slice(from, from + 250).map((fact) => knowledgeEventOf(fact, now));
     const response = await before.inject({
       method: "POST",
       url: "/ingest",

@@ -28,6 +28,12 @@ export type BackupFile = z.output<typeof backupFile>;
  * digest in the manifest, for the user to take out.
  */
 export const backupAttachmentPattern = /^attachment-[a-z0-9][a-z0-9.-]{0,62}$/;
+
+/**
+ * The attachment Cortex itself adds when it has the gateway's folder and the household's age keys: that folder
+ * (sessions, pairings, config) as a gzipped tar encrypted to those keys.
+ */
+export const gatewayStateAttachmentName = "attachment-gateway-state.tar.gz.age";
 export const backupAttachment = z
   .object({
     name: z.string().regex(backupAttachmentPattern, "attachment-<lowercase letters, digits, dots, dashes>"),

@@ -119,6 +119,15 @@ export const cortexConfig = z
       })
       .strict()
       .optional(),
+    /**
+     * The gateway's state folder (mounted read-only) and the household's age public keys: with both, each backup
+     * carries that folder encrypted to those keys (backup/gateway-state.ts). Never in clear: it holds pairings.
+     */
+    gatewayStateDir: z.string().min(1).optional(),
+    backupAgeRecipients: z
+      .array(z.string().regex(/^age1[02-9ac-hj-np-z]{58}$/, "an age X25519 public key (age1…)"))
+      .max(8)
+      .default([]),
     gitAuthorName: z.string().min(1).default("Remram Cortex"),
     gitAuthorEmail: z.string().min(3).default("cortex@remram.invalid"),
   })
@@ -156,6 +165,7 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_ARCHIVE_DIR: "archiveDir",
   CORTEX_BACKUP_DIR: "backupDir",
   CORTEX_BACKUP_KEEP: "backupKeep",
+  CORTEX_GATEWAY_STATE_DIR: "gatewayStateDir",
   CORTEX_ARCHIVE_WARM_AFTER_DAYS: "archiveWarmAfterDays",
   CORTEX_ARCHIVE_COLD_AFTER_DAYS: "archiveColdAfterDays",
   CORTEX_ARCHIVE_TIERING_INTERVAL_MINUTES: "archiveTieringIntervalMinutes",
@@ -233,6 +243,9 @@ export function loadConfig(
       throw new ConfigError(`OpenSearch credentials in ${opensearchCredentialsDir}: ${describe(error)}`);
     }
   }
+  // Space-separated, as `age -r` takes them one by one.
+  const recipients = env.CORTEX_BACKUP_AGE_RECIPIENTS?.trim();
+  if (recipients) raw.backupAgeRecipients = recipients.split(/\s+/);
   const s3Endpoint = env.CORTEX_BACKUP_S3_ENDPOINT;
   if (s3Endpoint) {
     const s3CredentialsDir = env.CORTEX_BACKUP_S3_CREDENTIALS_DIR ?? "";

@@ -1,8 +1,10 @@
+import { gatewayStateAttachmentName } from "@remram/contract";
 import type { FastifyPluginAsync } from "fastify";
 import { eraseUserData } from "./archive/erasure.js";
 import { archiveRoutes } from "./archive/routes.js";
 import { ArchiveStore } from "./archive/store.js";
 import { FolderDestination } from "./backup/destination.js";
+import { sealedGatewayState } from "./backup/gateway-state.js";
 import { backupRoutes } from "./backup/routes.js";
 import { S3Destination } from "./backup/s3-destination.js";
 import { BackupService } from "./backup/service.js";
@@ -103,7 +105,14 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
     await app.register(promoteRoutes(promoter, indices));
     // Erasure rewrites the repository's history too; the archive feature gets only this function of promotion.
     const history = async (erased: ErasedContent) => (await promoter()).erase(erased);
-    const { backupDir, backupS3, backupKeep } = app.cortex.config;
+    const { backupDir, backupS3, backupKeep, gatewayStateDir, backupAgeRecipients } = app.cortex.config;
+    const gatewayState =
+      gatewayStateDir === undefined || backupAgeRecipients.length === 0
+        ? undefined
+        : {
+            name: gatewayStateAttachmentName,
+            read: () => sealedGatewayState(gatewayStateDir, backupAgeRecipients),
+          };
     const backups = new BackupService(
       app.cortex,
       backupS3 !== undefined
@@ -115,6 +124,7 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
         indices,
         archive,
         repository: promoter,
+        ...(gatewayState && { gatewayState }),
         erase: async (userId, reason) =>
           eraseUserData(
             app.cortex,

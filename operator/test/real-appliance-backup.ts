@@ -3,8 +3,13 @@
 // schedule into status and the BackedUp condition, and `kubectl remram backup` (the plugin built here) takes one
 // by hand and lists them, each with the appliance's Secrets sealed to the household's age key. Restoring onto an
 // empty Cortex is tested on real stores in cortex/src/backup.
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
+import { gatewayStateAttachmentName as gatewayStateAttachment } from "@remram/contract";
 import { Decrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
 import { load } from "js-yaml";
+import { extract } from "tar-stream";
 import { describe, expect, it } from "vitest";
 import { waitFor } from "../../test/harness/src/wait.js";
 import { secretsAttachmentName } from "../src/appliance/secrets-bundle.js";
@@ -92,7 +97,7 @@ export function describeBackup(): void {
       );
       // The plugin sealed the appliance's Secrets into it, as the operator does for scheduled ones: the household's
       // key opens them, the gateway's token and Cortex's credentials among them.
-      expect(taken.attachments).toEqual([secretsAttachmentName]);
+      expect(taken.attachments).toEqual([secretsAttachmentName, gatewayStateAttachment]);
       const sealed = Buffer.from(
         await nodeInPod(
           "cortex",
@@ -113,6 +118,27 @@ export function describeBackup(): void {
           "moltbox-cortex-gateway",
         ]),
       );
+
+      // Cortex sealed the gateway's own folder to the same key: the sessions of the conversation earlier are in it.
+      const gatewayState = await decrypter.decrypt(
+        Buffer.from(
+          await nodeInPod(
+            "cortex",
+            "process.stdout.write(require('fs').readFileSync(process.argv[1]).toString('base64'))",
+            `/var/lib/remram/backups/${taken.id}/${gatewayStateAttachment}`,
+          ),
+          "base64",
+        ),
+      );
+      const entries: string[] = [];
+      const reading = extract();
+      reading.on("entry", (header, stream, next) => {
+        entries.push(header.name);
+        stream.on("end", next);
+        stream.resume();
+      });
+      await pipeline(Readable.from([Buffer.from(gatewayState)]), createGunzip(), reading);
+      expect(entries.some((name) => /^agents\/[^/]+\/sessions\/[^/]+\.jsonl$/.test(name))).toBe(true);
 
       await patchBackup("0 3 1 1 *", recipient);
       await waitFor(async () => ((await applianceReadyAndCurrent()) ? true : undefined), {

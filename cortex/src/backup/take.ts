@@ -35,6 +35,8 @@ export interface BackupSources {
     getBytes(hash: string): Promise<Buffer>;
   }>;
   repository: () => Promise<{ bundle(path: string): Promise<{ head: string | null; commits: number }> }>;
+  /** The gateway's state, sealed to the household's keys (absent: not backed up by Cortex). */
+  gatewayState?: { name: string; read: () => Promise<Readable> };
 }
 
 type Context = Pick<CortexContext, "store" | "config">;
@@ -155,6 +157,10 @@ export async function takeBackup(
     for (const attachment of run.attachments ?? []) {
       const written = await writer.write(attachment.name, Readable.from([attachment.content]));
       files.push({ name: attachment.name, ...written, documents: 0 });
+    }
+    if (sources.gatewayState !== undefined) {
+      const { name, read } = sources.gatewayState;
+      files.push({ name, ...(await writer.write(name, await read())), documents: 0 });
     }
 
     const manifest: BackupManifest = {

@@ -67,6 +67,30 @@ describe("Cortex's pod", () => {
     expect(cortex.volumeMounts.some((mount) => mount.subPath === "workspace")).toBe(false);
     expect(env.CORTEX_ARCHIVE_DIR?.startsWith(`${env.REMRAM_WORKSPACE_DIR}/`)).toBe(false);
   });
+
+  it("reads the gateway's state, read-only, only when backups seal it to the household's keys", () => {
+    expect(cortex.volumeMounts.some((mount) => mount.subPath === "openclaw")).toBe(false);
+    expect(env.CORTEX_BACKUP_AGE_RECIPIENTS).toBeUndefined();
+    const recipient = `age1${"q".repeat(58)}`;
+    const sealing = pod(
+      buildCortex(
+        applianceContext(
+          {
+            backup: {
+              volume: { claimName: "household-backups" },
+              secrets: { ageRecipients: [recipient, recipient.replace(/q$/, "p")] },
+            },
+          },
+          { useGpu: false, metricsNamespaces: [] },
+        ),
+      ),
+      "box-cortex",
+    ).containers[0] as Container;
+    const sealingEnv = Object.fromEntries(sealing.env.map((variable) => [variable.name, variable.value]));
+    expect(sealingEnv.CORTEX_BACKUP_AGE_RECIPIENTS).toBe(`${recipient} ${recipient.replace(/q$/, "p")}`);
+    const state = mountOf(sealing, sealingEnv.CORTEX_GATEWAY_STATE_DIR as string);
+    expect(state).toMatchObject({ name: "workspace", subPath: "openclaw", readOnly: true });
+  });
 });
 
 describe("Cortex's credentials", () => {

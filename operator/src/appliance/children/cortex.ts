@@ -68,6 +68,11 @@ export const cortexBackupDir = "/var/lib/remram/backups";
 const backupS3CredentialsDir = "/var/run/secrets/remram/backup-s3";
 /** HOME for Cortex's git (it reads ~/.gitconfig; the image's user has no home on the read-only root). */
 export const cortexHomeDir = "/home/cortex";
+/**
+ * The gateway's state folder (its `openclaw` subPath of the shared claim), read-only: with spec.backup's age keys
+ * Cortex seals it into every backup (its pairings must not sit in clear there).
+ */
+export const cortexGatewayStateDir = "/var/lib/remram/gateway-state";
 
 export function buildCortex(ctx: ApplianceContext): KubeObject[] {
   const models = requiredModels(ctx);
@@ -76,6 +81,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
   const ca = ctx.spec.opensearch.external?.caSecretRef;
   // A destination that is not there yet is left out: a missing claim or Secret would keep the pod from starting.
   const backup = ctx.backupDestinationProblem === undefined ? ctx.spec.backup : undefined;
+  const sealTo = backup?.secrets?.ageRecipients ?? [];
   const env = [
     { name: "CORTEX_PORT", value: String(ports.cortex) },
     { name: "CORTEX_CREDENTIALS_DIR", value: cortexCredentialsDir },
@@ -103,6 +109,13 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
         ]
       : []),
     ...(backup ? [{ name: "CORTEX_BACKUP_KEEP", value: String(backup.keep) }] : []),
+    ...(sealTo.length > 0
+      ? [
+          { name: "CORTEX_GATEWAY_STATE_DIR", value: cortexGatewayStateDir },
+          // Public keys: nothing secret in them.
+          { name: "CORTEX_BACKUP_AGE_RECIPIENTS", value: sealTo.join(" ") },
+        ]
+      : []),
     { name: "HOME", value: cortexHomeDir },
     { name: "TMPDIR", value: "/tmp" },
     { name: "REMRAM_TOP_K", value: String(ctx.spec.cortex.retrieval.topK) },
@@ -163,6 +176,16 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
                 ...(ca ? [{ name: "opensearch-ca", mountPath: opensearchCaDir, readOnly: true }] : []),
                 // Its own folder on the claim, never the agent's workspace (the gateway sees only artifacts/).
                 { name: "workspace", mountPath: cortexDataDir, subPath: "cortex" },
+                ...(sealTo.length > 0
+                  ? [
+                      {
+                        name: "workspace",
+                        mountPath: cortexGatewayStateDir,
+                        subPath: "openclaw",
+                        readOnly: true,
+                      },
+                    ]
+                  : []),
                 { name: "home", mountPath: cortexHomeDir },
                 { name: "tmp", mountPath: "/tmp" },
                 ...(backup?.volume ? [{ name: "backups", mountPath: cortexBackupDir }] : []),

@@ -1,0 +1,22 @@
+/**
+ * The gateway's own state in every backup: OpenClaw's folder (its sessions and transcripts, its device pairings and
+ * their credentials, its config) as a gzipped tar encrypted with age to the household's keys, since it holds
+ * secrets that must not sit in clear in a backup. Cortex reads it through a read-only mount of the folder (the
+ * gateway and Cortex share one claim); files are read as they are at that moment, up to the size they had when the
+ * tar reached them, so a session the gateway appends to meanwhile is taken as far as it was written. Restore by
+ * hand (docs/operator.md): `age -d -i household.key … | tar xz` into the gateway's folder before it starts.
+ */
+import { Readable } from "node:stream";
+import type { ReadableStream } from "node:stream/web";
+import { createGzip } from "node:zlib";
+import { Encrypter } from "age-encryption";
+import { pack } from "tar-fs";
+
+/** The folder as an encrypted tarball, streamed (a long-used gateway's sessions may be large). */
+export async function sealedGatewayState(dir: string, recipients: readonly string[]): Promise<Readable> {
+  const encrypter = new Encrypter();
+  for (const recipient of recipients) encrypter.addRecipient(recipient);
+  const tarball = pack(dir, { strict: false }).pipe(createGzip());
+  const sealed = await encrypter.encrypt(Readable.toWeb(tarball) as globalThis.ReadableStream<Uint8Array>);
+  return Readable.fromWeb(sealed as unknown as ReadableStream<Uint8Array>);
+}
