@@ -55,6 +55,23 @@ export async function mapBounded<T, R>(
   return results;
 }
 
+/**
+ * Ollama refuses an input longer than the model's context with this, `truncate: true` notwithstanding (seen with
+ * MiniLM on transcript passages): the whole request fails, so one long chunk cost its whole batch its vectors.
+ */
+function exceedsContext(error: unknown): boolean {
+  return /input length exceeds the context length/i.test(
+    error instanceof Error ? error.message : String(error),
+  );
+}
+
+/** The first half of a text, cut at a space where there is one: a passage's start is what retrieval matches best. */
+export function firstHalf(text: string): string {
+  const half = Math.floor(text.length / 2);
+  const space = text.lastIndexOf(" ", half);
+  return text.slice(0, space > half / 2 ? space : half);
+}
+
 export function createOllamaEmbedder(options: EmbedderOptions): Embedder {
   const queryClient = clientWithTimeout(options.url, options.queryTimeoutMs);
   const batchClient = clientWithTimeout(options.url, options.batchTimeoutMs ?? 60_000);
@@ -74,6 +91,29 @@ export function createOllamaEmbedder(options: EmbedderOptions): Embedder {
     return vectors;
   };
 
+  /**
+   * Vectors for `batch`, in order. A batch refused for a text longer than the model's context is split in two until
+   * the long text is alone, which is then embedded by its first half (again, until it fits).
+   */
+  const embedFitting = async (client: Ollama, batch: readonly string[]): Promise<number[][]> => {
+    try {
+      const response = await client.embed({ model: options.model, input: [...batch], truncate: true });
+      return check(response.embeddings, batch.length);
+    } catch (error) {
+      if (!exceedsContext(error)) throw error;
+      const [only] = batch;
+      if (batch.length === 1 && only !== undefined) {
+        if (only.length <= 32) throw error;
+        return embedFitting(client, [firstHalf(only)]);
+      }
+      const middle = Math.ceil(batch.length / 2);
+      return [
+        ...(await embedFitting(client, batch.slice(0, middle))),
+        ...(await embedFitting(client, batch.slice(middle))),
+      ];
+    }
+  };
+
   return {
     model: options.model,
     async embedMany(texts) {
@@ -83,9 +123,9 @@ export function createOllamaEmbedder(options: EmbedderOptions): Embedder {
       }
       const results = await mapBounded(batches, options.concurrency, async (batch) => {
         const started = performance.now();
-        const response = await batchClient.embed({ model: options.model, input: batch, truncate: true });
+        const vectors = await embedFitting(batchClient, batch);
         options.observe?.((performance.now() - started) / 1000, "ingest");
-        return check(response.embeddings, batch.length);
+        return vectors;
       });
       return results.flat();
     },
@@ -98,9 +138,8 @@ export function createOllamaEmbedder(options: EmbedderOptions): Embedder {
         return cached;
       }
       const started = performance.now();
-      const response = await queryClient.embed({ model: options.model, input: [text], truncate: true });
+      const [vector] = await embedFitting(queryClient, [text]);
       options.observe?.((performance.now() - started) / 1000, "query");
-      const [vector] = check(response.embeddings, 1);
       if (vector === undefined) throw new Error("embedding model returned no vector");
       queryCache.set(text, vector);
       if (queryCache.size > queryCacheSize) {
