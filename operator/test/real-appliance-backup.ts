@@ -130,6 +130,7 @@ export function describeBackup(): void {
           "base64",
         ),
       );
+      measured.gatewayStateBytes = gatewayState.length;
       const entries: string[] = [];
       const reading = extract();
       reading.on("entry", (header, stream, next) => {

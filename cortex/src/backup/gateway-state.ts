@@ -6,17 +6,23 @@
  * tar reached them, so a session the gateway appends to meanwhile is taken as far as it was written. Restore by
  * hand (docs/operator.md): `age -d -i household.key … | tar xz` into the gateway's folder before it starts.
  */
+import { join, sep } from "node:path";
 import { Readable } from "node:stream";
 import type { ReadableStream } from "node:stream/web";
 import { createGzip } from "node:zlib";
 import { Encrypter } from "age-encryption";
 import { pack } from "tar-fs";
 
-/** The folder as an encrypted tarball, streamed (a long-used gateway's sessions may be large). */
+/**
+ * The folder as an encrypted tarball, streamed (a long-used gateway's sessions may be large). OpenClaw's `tmp`
+ * (its copies of the plugins it loaded, made again at every start) is left out.
+ */
 export async function sealedGatewayState(dir: string, recipients: readonly string[]): Promise<Readable> {
   const encrypter = new Encrypter();
   for (const recipient of recipients) encrypter.addRecipient(recipient);
-  const tarball = pack(dir, { strict: false }).pipe(createGzip());
+  const scratch = join(dir, "tmp");
+  const ignore = (name: string) => name === scratch || name.startsWith(`${scratch}${sep}`);
+  const tarball = pack(dir, { strict: false, ignore }).pipe(createGzip());
   const sealed = await encrypter.encrypt(Readable.toWeb(tarball) as globalThis.ReadableStream<Uint8Array>);
   return Readable.fromWeb(sealed as unknown as ReadableStream<Uint8Array>);
 }

@@ -8,7 +8,11 @@ export function kubectl(
   input?: string,
   timeoutMs = 120_000,
 ): Promise<string> {
-  const child = execFile(binPath("kubectl"), ["--kubeconfig", kubeconfig, ...args], { timeout: timeoutMs });
+  // execFile's default maxBuffer (1 MiB) kills kubectl on a larger output (a backup file read out of a pod).
+  const child = execFile(binPath("kubectl"), ["--kubeconfig", kubeconfig, ...args], {
+    timeout: timeoutMs,
+    maxBuffer: 512 * 1024 * 1024,
+  });
   return new Promise((resolve, reject) => {
     let stdout = "";
     let stderr = "";
