@@ -133,13 +133,20 @@ export function describeBackup(): void {
       measured.gatewayStateBytes = gatewayState.length;
       const entries: string[] = [];
       const reading = extract();
+      const sizes = new Map<string, number>();
       reading.on("entry", (header, stream, next) => {
         entries.push(header.name);
+        const top = header.name.split("/").slice(0, 2).join("/");
+        sizes.set(top, (sizes.get(top) ?? 0) + (header.size ?? 0));
         stream.on("end", next);
         stream.resume();
       });
       await pipeline(Readable.from([Buffer.from(gatewayState)]), createGunzip(), reading);
-      expect(entries.some((name) => /^agents\/[^/]+\/sessions\/[^/]+\.jsonl$/.test(name))).toBe(true);
+      measured.gatewayStateLargest = [...sizes].sort((a, b) => b[1] - a[1]).slice(0, 5);
+      expect(
+        entries.some((name) => /(^|\/)agents\/[^/]+\/sessions\/[^/]+\.jsonl$/.test(name)),
+        entries.slice(0, 60).join(", "),
+      ).toBe(true);
 
       await patchBackup("0 3 1 1 *", recipient);
       await waitFor(async () => ((await applianceReadyAndCurrent()) ? true : undefined), {

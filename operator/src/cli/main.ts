@@ -174,6 +174,8 @@ async function askCortex<T>(
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long `kubectl remram backup` waits for a backup already running before it asks for its own. */
+const backupWaitMs = 10 * 60_000;
 
 /** The appliance's Secrets for a backup taken now, sealed as the operator seals them for scheduled ones. */
 async function sealedSecrets(cluster: Cluster, appliance: string) {
@@ -209,9 +211,21 @@ async function backupAppliance(
       : formatBackupList(appliance, listing);
   }
   const started = Date.now();
-  const { id } = await askCortex(command, cluster, appliance, "POST", "/admin/backups", backupStarted, {
-    body: { attachments: await sealedSecrets(cluster, appliance) },
-  });
+  const attachments = await sealedSecrets(cluster, appliance);
+  // A scheduled backup (or another person's) running now: wait for it, then take this one, as asked.
+  let id: string | undefined;
+  for (let waited = 0; id === undefined; waited += 2_000) {
+    const answer = await callCortexAsAdmin(command, cluster, appliance, "POST", "/admin/backups", {
+      attachments,
+    });
+    if (answer.status === 409 && answer.body.includes("is running") && waited < backupWaitMs) {
+      await pause(2_000);
+      continue;
+    }
+    if (answer.status >= 300)
+      throw new CliError(`Cortex of ${appliance} answered ${answer.status}: ${answer.body}`);
+    id = backupStarted.parse(JSON.parse(answer.body)).id;
+  }
   for (;;) {
     await pause(2_000);
     const listing = await list();
