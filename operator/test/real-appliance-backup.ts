@@ -119,7 +119,8 @@ export function describeBackup(): void {
         ]),
       );
 
-      // Cortex sealed the gateway's own folder to the same key: the sessions of the conversation earlier are in it.
+      // Cortex sealed the gateway's own folder to the same key: OpenClaw's session and agent stores (SQLite) of the
+      // conversation earlier, and the hooks plugin's queue, are in it; its caches are not.
       const gatewayState = await decrypter.decrypt(
         Buffer.from(
           await nodeInPod(
@@ -143,10 +144,15 @@ export function describeBackup(): void {
       });
       await pipeline(Readable.from([Buffer.from(gatewayState)]), createGunzip(), reading);
       measured.gatewayStateLargest = [...sizes].sort((a, b) => b[1] - a[1]).slice(0, 5);
-      expect(
-        entries.some((name) => /(^|\/)agents\/[^/]+\/sessions\/[^/]+\.jsonl$/.test(name)),
-        entries.slice(0, 60).join(", "),
-      ).toBe(true);
+      expect(entries).toEqual(
+        expect.arrayContaining([
+          "openclaw.json",
+          "state/openclaw.sqlite",
+          "agents/main/agent/openclaw-agent.sqlite",
+        ]),
+      );
+      expect(entries.some((name) => name.startsWith("remram-hooks/queue/"))).toBe(true);
+      expect(entries.filter((name) => /^(cache|tmp)(\/|$)/.test(name))).toEqual([]);
 
       await patchBackup("0 3 1 1 *", recipient);
       await waitFor(async () => ((await applianceReadyAndCurrent()) ? true : undefined), {

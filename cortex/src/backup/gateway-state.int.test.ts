@@ -20,8 +20,9 @@ const { url: opensearchUrl } = testbedEndpoints("opensearch");
 const gatewayFiles: Record<string, string> = {
   "openclaw.json": JSON.stringify({ gateway: { port: 18789 } }),
   "devices/paired.json": JSON.stringify({ phone: { token: "paired-device-secret-0123456789" } }),
-  "agents/main/sessions/sessions.json": JSON.stringify({ "agent:main:main": { sessionId: "s1" } }),
-  "agents/main/sessions/s1.jsonl": `${JSON.stringify({ role: "user", content: "Where is the ladder?" })}\n`,
+  "state/openclaw.sqlite": "SQLite format 3\u0000 (the gateway's sessions)",
+  "agents/main/agent/openclaw-agent.sqlite": "SQLite format 3\u0000 (the agent's transcripts)",
+  "remram-hooks/queue/capture/0001.json": JSON.stringify({ kind: "turn", text: "Where is the ladder?" }),
 };
 
 describe("the gateway's state in Cortex's backups", () => {
@@ -38,9 +39,11 @@ describe("the gateway's state in Cortex's backups", () => {
     }
     // OpenClaw keeps its pairings private to its user; Cortex runs as the same user.
     await chmod(join(stateDir, "devices/paired.json"), 0o600);
-    // Its copies of the plugins it loaded, made again at every start: not worth a backup's space.
-    await mkdir(join(stateDir, "tmp/plugin-captures/remram"), { recursive: true });
-    await writeFile(join(stateDir, "tmp/plugin-captures/remram/index.js"), "export {};");
+    // Its copies of the plugins it loaded and its UI's unpacked assets, made again at every start.
+    for (const made of ["tmp/plugin-captures/remram/index.js", "cache/control-ui-assets/app.js"]) {
+      await mkdir(join(stateDir, made, ".."), { recursive: true });
+      await writeFile(join(stateDir, made), "export {};");
+    }
   });
   afterAll(async () => {
     for (const cortex of started) await cortex.stop();
@@ -88,7 +91,9 @@ describe("the gateway's state in Cortex's backups", () => {
     for (const [name, content] of Object.entries(gatewayFiles)) {
       expect(await readFile(join(restored, name), "utf8")).toBe(content);
     }
-    await expect(readFile(join(restored, "tmp/plugin-captures/remram/index.js"))).rejects.toThrow(/ENOENT/);
+    for (const made of ["tmp/plugin-captures/remram/index.js", "cache/control-ui-assets/app.js"]) {
+      await expect(readFile(join(restored, made))).rejects.toThrow(/ENOENT/);
+    }
 
     const stranger = new Decrypter();
     stranger.addIdentity(await generateX25519Identity());
