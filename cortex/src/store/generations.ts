@@ -46,16 +46,23 @@ export function generationIndex(alias: string, embedding: EmbeddingSpec): string
   return `${alias}-v${templateVersion}-e${digest.slice(0, 10)}`;
 }
 
-/** The indices an alias names (none when it does not exist). */
+/**
+ * The indices an alias names (none when it does not exist). Asked as `/<alias>/_alias`, scoped to the alias: an
+ * external cluster's role limited to Cortex's indices refuses the cluster-wide `/_alias/<name>`.
+ */
 export async function aliasedIndices(store: CortexStore, alias: string): Promise<string[]> {
-  const { statusCode, body } = await request<Record<string, unknown>>(
+  const { statusCode, body } = await request<Record<string, { aliases?: Record<string, unknown> }>>(
     store,
     "GET",
-    `/_alias/${alias}`,
+    `/${alias}/_alias/${alias}`,
     undefined,
     { ignore: [404] },
   );
-  return statusCode === 404 ? [] : Object.keys(body).sort();
+  if (statusCode === 404) return [];
+  return Object.entries(body)
+    .filter(([, index]) => index.aliases?.[alias] !== undefined)
+    .map(([index]) => index)
+    .sort();
 }
 
 export async function readMapping(store: CortexStore, index: string): Promise<StoredMapping> {
