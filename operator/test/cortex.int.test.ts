@@ -475,19 +475,25 @@ describe("an appliance's data checked by the operator against the real Cortex", 
   type Appliance = KubeObject & {
     status?: {
       consistency?: { consistent: boolean; findings: number; byKind?: unknown[]; examples?: string[] };
+      embeddings?: unknown;
+      storage?: { writesRefused: boolean; refusal?: string };
       conditions?: { type: string; status: string; reason: string; message: string }[];
     };
   };
   const appliancePath = `/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances/box`;
-  const untilDataConsistent = (status: string, reason: string) =>
+  /** The appliance once its condition `type` has `status` (and `reason`, when given). */
+  const untilCondition = (type: string, status: string, reason?: string, timeoutMs = 60_000) =>
     waitFor(
       async () => {
         const appliance = await client.get<Appliance>(appliancePath);
-        const condition = getStatusCondition(appliance, "DataConsistent");
-        return condition?.status === status && condition.reason === reason ? appliance : undefined;
+        const condition = getStatusCondition(appliance, type);
+        const reached = condition?.status === status && (reason === undefined || condition.reason === reason);
+        return reached ? appliance : undefined;
       },
-      { what: `DataConsistent=${status} (${reason})`, timeoutMs: 60_000, intervalMs: 500 },
+      { what: `${type}=${status}${reason ? ` (${reason})` : ""}`, timeoutMs, intervalMs: 500 },
     );
+  const untilDataConsistent = (status: string, reason: string) =>
+    untilCondition("DataConsistent", status, reason);
   const findingsMetric = async () =>
     /remram_appliance_consistency_findings\{namespace="[^"]+",appliance="box"\} (\d+)/.exec(
       await operator.metrics.registry.metrics(),
@@ -527,13 +533,7 @@ describe("an appliance's data checked by the operator against the real Cortex", 
   }, 180_000);
 
   it("reports what Cortex says of its vectors (this Cortex has no embedding model)", async () => {
-    const appliance = await waitFor(
-      async () => {
-        const read = await client.get<Appliance & { status?: { embeddings?: unknown } }>(appliancePath);
-        return getStatusCondition(read, "EmbeddingsCurrent")?.status === "True" ? read : undefined;
-      },
-      { what: "EmbeddingsCurrent=True", timeoutMs: 60_000, intervalMs: 500 },
-    );
+    const appliance = await untilCondition("EmbeddingsCurrent", "True");
     expect(getStatusCondition(appliance, "EmbeddingsCurrent")).toMatchObject({
       reason: "NoEmbeddingModel",
       message: "no embedding model: retrieval is by words only",
@@ -542,16 +542,8 @@ describe("an appliance's data checked by the operator against the real Cortex", 
   }, 90_000);
 
   it("reports the room left, writes refused while OpenSearch blocks them, and room again once it lifts", async () => {
-    type Stored = Appliance & { status?: { storage?: { writesRefused: boolean; refusal?: string } } };
     const untilStorage = (status: string, reason: string) =>
-      waitFor(
-        async () => {
-          const read = await client.get<Stored>(appliancePath);
-          const condition = getStatusCondition(read, "StorageAvailable");
-          return condition?.status === status && condition.reason === reason ? read : undefined;
-        },
-        { what: `StorageAvailable=${status} (${reason})`, timeoutMs: 100_000, intervalMs: 1_000 },
-      );
+      untilCondition("StorageAvailable", status, reason, 100_000);
     const roomy = await untilStorage("True", "SpaceAvailable");
     // The archive folder is made at the first archived transcript; until then there is no volume to report.
     expect(getStatusCondition(roomy, "StorageAvailable")?.message).toMatch(
