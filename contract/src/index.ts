@@ -19,6 +19,7 @@ export * from "./health.js";
 export * from "./ingest.js";
 export * from "./knowledge.js";
 export * from "./memory-tools.js";
+export * from "./migrations.js";
 export * from "./openapi.js";
 export * from "./person-export.js";
 export * from "./promote.js";

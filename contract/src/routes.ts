@@ -30,6 +30,7 @@ import { erasedResponse, errorResponse } from "./errors.js";
 import { explicitSaveRequest, explicitSaveResponse } from "./explicit-save.js";
 import { livenessResponse, readinessResponse } from "./health.js";
 import { ingestRequest, ingestResponse } from "./ingest.js";
+import { migrationStatus, migrationsConfirmed } from "./migrations.js";
 import { personExportRequest, personExportResponse } from "./person-export.js";
 import {
   denyRequest,
@@ -469,6 +470,26 @@ export const routes = {
     schema: {
       summary: "The restore running now with its progress, the last one's report and the last failure",
       response: { 200: restoreStatus, 401: errorResponse, 403: errorResponse, 503: errorResponse },
+    },
+  },
+  migrationStatus: {
+    method: "GET",
+    url: "/admin/migrations",
+    callers: ["operator", "admin"],
+    schema: {
+      summary:
+        "Index migrations: a knowledge index rebuild after an upgrade (progress, why it waits) and the old indices kept for a rollback",
+      response: { 200: migrationStatus, 401: errorResponse, 403: errorResponse },
+    },
+  },
+  migrationsConfirm: {
+    method: "POST",
+    url: "/admin/migrations/confirm",
+    callers: ["admin"],
+    schema: {
+      summary:
+        "Confirm the migrations: delete the knowledge indices kept for a rollback (refused while a rebuild runs)",
+      response: { 200: migrationsConfirmed, 401: errorResponse, 403: errorResponse, 409: errorResponse },
     },
   },
 } as const satisfies Record<string, RouteContract>;

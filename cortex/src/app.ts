@@ -23,6 +23,8 @@ import { ingestRoutes } from "./ingest/routes.js";
 import { PolicyHolder } from "./knowledge/dimension-policy.js";
 import { UsageTracker } from "./knowledge/usage.js";
 import { type CortexMetrics, createMetrics } from "./metrics.js";
+import { KnowledgeRebuild } from "./migrations/rebuild-job.js";
+import { migrationRoutes } from "./migrations/routes.js";
 import { retrieveRoutes } from "./retrieve/routes.js";
 import { createStore } from "./store/client.js";
 import { countObjectsByTypeAndStatus, incrementUsage } from "./store/counters.js";
@@ -105,6 +107,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   let initializedFlag = false;
   let closing = false;
   let fill: EmbeddingFill | undefined;
+  let rebuild: KnowledgeRebuild | undefined;
   const initialized = (async () => {
     for (let attempt = 1; !closing; attempt += 1) {
       try {
@@ -119,6 +122,22 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         });
         if (fill.needed) app.log.info({ embedding: fill.status() }, "embedding model changed; re-embedding");
         fill.start();
+        rebuild = new KnowledgeRebuild(store, {
+          retryMs: config.rebuildRetryMs,
+          keepDays: config.rebuiltIndexKeepDays,
+          ...(config.rebuildDocsPerSecond === undefined
+            ? {}
+            : { docsPerSecond: config.rebuildDocsPerSecond }),
+          clock,
+          onError: (error) => app.log.warn({ err: error }, "knowledge index rebuild failed; trying again"),
+          onRebuilt: (plan, documents) =>
+            app.log.info(
+              { ...plan, documents },
+              "knowledge index rebuilt; the old one is kept for a rollback",
+            ),
+          onDeleted: (deleted) => app.log.info({ deleted }, "kept knowledge indices deleted"),
+        });
+        rebuild.start();
         initializedFlag = true;
         app.log.info({ indices: store.indices }, "indices ready");
         return;
@@ -153,9 +172,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // A write before the index set-up finished would make OpenSearch auto-create a bare index under an alias's
   // name, without mappings. Writes wait briefly for the set-up, then get 503; reads answer degraded on their own.
+  // While the knowledge index is rebuilt after an upgrade its old copy is write-blocked: writes get 503 before
+  // they change anything, so none is half-done (the gateway's queue and the operator retry).
   app.addHook("preHandler", async (request) => {
-    if (initializedFlag || request.method === "GET" || request.method === "HEAD") return;
+    if (request.method === "GET" || request.method === "HEAD") return;
     if (request.routeOptions.url === routes.retrieve.url) return;
+    if (rebuild?.rebuilding && request.routeOptions.url !== routes.migrationsConfirm.url)
+      throw serviceUnavailable(rebuild.holdMessage());
+    if (initializedFlag) return;
     const ready = await Promise.race([
       initialized.then(() => true),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), writeSetupWaitMs).unref()),
@@ -191,6 +215,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       retrieveRoutes,
       dimensionsRoutes,
       embeddingsRoutes(() => fill?.status() ?? startingEmbeddings(config, embedder !== null)),
+      migrationRoutes(() => rebuild),
       ...(options.plugins ?? []),
     ],
     { ...(config.householdId === undefined ? {} : { householdId: config.householdId }) },
@@ -205,6 +230,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     closing = true;
     clearInterval(refresh);
     await fill?.stop();
+    await rebuild?.stop();
     await usage.stop().catch((error: unknown) => app.log.warn({ err: error }, "final usage flush failed"));
     await store.client.close();
   });

@@ -74,6 +74,12 @@ export const cortexConfig = z
     embedBatchTimeoutMs: z.coerce.number().int().min(1_000).max(600_000).default(120_000),
     /** After an embedding model change, the re-embedding job pauses this long after a failure (model not pulled yet). */
     embedFillRetryMs: z.coerce.number().int().min(100).max(600_000).default(15_000),
+    /** After an upgrade that rebuilds the knowledge index, the rebuild waits this long after a failure. */
+    rebuildRetryMs: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    /** Throttle of the rebuild's copy in documents a second (unset: as fast as OpenSearch goes). */
+    rebuildDocsPerSecond: z.coerce.number().int().min(1).max(1_000_000).optional(),
+    /** Days the knowledge index a rebuild replaced is kept (for a `helm rollback`) unless an admin confirms sooner. */
+    rebuiltIndexKeepDays: z.coerce.number().min(0).max(3_650).default(7),
     /** Usage counters are aggregated in memory and flushed this often. */
     usageFlushIntervalMs: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     /** Half-life of the recency feature. */
@@ -157,6 +163,9 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_EMBED_TIMEOUT_MS: "embedTimeoutMs",
   CORTEX_EMBED_BATCH_TIMEOUT_MS: "embedBatchTimeoutMs",
   CORTEX_EMBED_FILL_RETRY_MS: "embedFillRetryMs",
+  CORTEX_REBUILD_RETRY_MS: "rebuildRetryMs",
+  CORTEX_REBUILD_DOCS_PER_SECOND: "rebuildDocsPerSecond",
+  CORTEX_REBUILT_INDEX_KEEP_DAYS: "rebuiltIndexKeepDays",
   CORTEX_USAGE_FLUSH_INTERVAL_MS: "usageFlushIntervalMs",
   CORTEX_RECENCY_HALF_LIFE_DAYS: "recencyHalfLifeDays",
   CORTEX_LOW_CONFIDENCE_THRESHOLD: "lowConfidenceThreshold",

@@ -5,6 +5,7 @@ import {
   chunkTemplate,
   concreteIndex,
   dimensionsTemplate,
+  knowledgeRebuiltBelow,
   knowledgeTemplate,
   templateVersion,
   vectorsTemplate,
@@ -25,7 +26,7 @@ async function addMappings(store: CortexStore, index: string, template: Template
 
 /**
  * Put the versioned templates and create any missing index under its alias. An index built from an older
- * template version gets the new template's mappings added in place. The vector indices follow the configured
+ * template version gets the new template's mappings added in place, unless it must be rebuilt. The vector indices follow the configured
  * embedding model: another model's are replaced by a new generation (store/generations.ts), and what that
  * leaves to embed is returned for the fill job.
  */
@@ -34,11 +35,13 @@ export async function ensureIndices(
   embeddingModel: string | null,
 ): Promise<EmbeddingIndices> {
   const { indices, embedDimensions } = store;
-  const plain: [string, Template][] = [
-    [indices.knowledge, knowledgeTemplate(indices.knowledge)],
-    [indices.dimensions, dimensionsTemplate(indices.dimensions)],
+  // Below `rebuiltBelow` an index cannot take the template's mappings (a changed analyzer): it is rebuilt instead,
+  // after start-up (store/rebuild.ts).
+  const plain: [string, Template, number][] = [
+    [indices.knowledge, knowledgeTemplate(indices.knowledge), knowledgeRebuiltBelow],
+    [indices.dimensions, dimensionsTemplate(indices.dimensions), 0],
   ];
-  for (const [alias, template] of plain) {
+  for (const [alias, template, rebuiltBelow] of plain) {
     await request(store, "PUT", `/_index_template/${alias}`, template, { retries: 2 });
     const existing = await request<Record<string, { mappings?: { _meta?: { templateVersion?: number } } }>>(
       store,
@@ -61,9 +64,8 @@ export async function ensureIndices(
       continue;
     }
     for (const [index, mapping] of Object.entries(existing.body)) {
-      if ((mapping.mappings?._meta?.templateVersion ?? 0) < templateVersion) {
-        await addMappings(store, index, template);
-      }
+      const built = mapping.mappings?._meta?.templateVersion ?? 0;
+      if (built < templateVersion && built >= rebuiltBelow) await addMappings(store, index, template);
     }
   }
 

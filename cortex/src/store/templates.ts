@@ -1,8 +1,9 @@
 /**
  * Index templates Cortex owns, versioned. Each index is created from its template at start-up; a newer template
- * version adds its fields to the live index with a mapping update (additive changes only: Cortex never rewrites
- * stored knowledge to migrate). The two indices holding vectors also follow the embedding model: another model's
- * get a new generation beside them (store/generations.ts).
+ * version adds its fields to the live index with a mapping update when the change is additive. A change OpenSearch
+ * cannot make in place (a field's analyzer) rebuilds the knowledge index beside the live one (store/rebuild.ts).
+ * The two indices holding vectors also follow the embedding model: another model's get a new generation beside
+ * them (store/generations.ts).
  *
  * Knowledge objects keep their embeddings in an index of their own (`<prefix>-vectors`). Reflection, dream and
  * usage counters rewrite knowledge documents all the time (confidence, counters, links), and OpenSearch rewrites a
@@ -15,8 +16,15 @@
 /**
  * Bump when a template changes; `_meta.templateVersion` on the index records what it was built from.
  * 2: knowledge vectors moved to `<prefix>-vectors`. 3: `sensitivity` (contact details) joins the gate fields.
+ * 4: statements and claim objects fold accents (`folded_english`), so "Tromso" finds "Tromsø".
  */
-export const templateVersion = 3;
+export const templateVersion = 4;
+
+/**
+ * A knowledge index built from a template version below this one cannot be brought up to date with a mapping
+ * update (its analyzers changed): it is rebuilt into a new index and the alias moves (store/rebuild.ts).
+ */
+export const knowledgeRebuiltBelow = 4;
 
 export interface IndexNames {
   knowledge: string;
@@ -49,6 +57,26 @@ const english = { type: "text", analyzer: "english" } as const;
 const settings = {
   index: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: "1s", knn: true },
 };
+
+/**
+ * OpenSearch's `english` analyzer rebuilt as a custom one with `asciifolding` after `lowercase`: a household
+ * writes "Tromsø" and asks for "Tromso", or the other way round. An ASCII word is analysed exactly as before.
+ */
+const foldedEnglishAnalysis = {
+  filter: {
+    english_possessive: { type: "stemmer", language: "possessive_english" },
+    english_stop: { type: "stop", stopwords: "_english_" },
+    english_stemmer: { type: "stemmer", language: "english" },
+  },
+  analyzer: {
+    folded_english: {
+      type: "custom",
+      tokenizer: "standard",
+      filter: ["english_possessive", "lowercase", "asciifolding", "english_stop", "english_stemmer"],
+    },
+  },
+};
+const foldedEnglish = { type: "text", analyzer: "folded_english" } as const;
 
 function vectorField(dimensions: number) {
   // The Lucene engine needs no native library (the k-NN default, FAISS, does); cosine suits MiniLM embeddings.
@@ -126,22 +154,26 @@ function indexTemplate(
 }
 
 export function knowledgeTemplate(alias: string) {
-  return indexTemplate(alias, {
-    ...governedFields(),
-    statement: english,
-    type: keyword,
-    claim: { properties: { subject: keyword, predicate: keyword, object: english } },
-    reinforcementCount: { type: "integer" },
-    toolConfirmations: { type: "integer" },
-    sessionIds: keyword,
-    lastReinforcedAt: date,
-    lastDecayedAt: date,
-    userDirective: { type: "boolean" },
-    links: { properties: { rel: keyword, targetId: keyword } },
-    promotionState: keyword,
-    status: keyword,
-    updatedAt: date,
-  });
+  return indexTemplate(
+    alias,
+    {
+      ...governedFields(),
+      statement: foldedEnglish,
+      type: keyword,
+      claim: { properties: { subject: keyword, predicate: keyword, object: foldedEnglish } },
+      reinforcementCount: { type: "integer" },
+      toolConfirmations: { type: "integer" },
+      sessionIds: keyword,
+      lastReinforcedAt: date,
+      lastDecayedAt: date,
+      userDirective: { type: "boolean" },
+      links: { properties: { rel: keyword, targetId: keyword } },
+      promotionState: keyword,
+      status: keyword,
+      updatedAt: date,
+    },
+    { index: { ...settings.index, analysis: foldedEnglishAnalysis } },
+  );
 }
 
 export function chunkTemplate(alias: string, dimensions: number) {
