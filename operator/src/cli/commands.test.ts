@@ -105,6 +105,23 @@ describe("kubectl remram arguments", () => {
     );
   });
 
+  it("parse migrations (shown, or confirmed) with their appliance and output", () => {
+    expect(parseInvocation(["migrations"]).command).toEqual({
+      verb: "migrations",
+      confirm: false,
+      output: "text",
+    });
+    expect(parseInvocation(["migrations", "confirm", "--appliance", "box", "-o", "json"]).command).toEqual({
+      verb: "migrations",
+      confirm: true,
+      output: "json",
+      appliance: "box",
+    });
+    expect(() => parseInvocation(["migrations", "delete"])).toThrow(
+      'migrations takes nothing (show them) or "confirm"; got delete',
+    );
+  });
+
   it("take kubectl's connection flags, which kubectl passes on to plugins, wherever they stand", () => {
     expect(
       parseInvocation(["approve", "p1", "--kubeconfig=/k/alice", "-n", "home", "--context", "box"]),

@@ -20,6 +20,7 @@ export type Command =
   | { verb: "check"; appliance?: string; output: CheckOutput }
   | { verb: "backup"; appliance?: string; output: CheckOutput; list: boolean }
   | { verb: "restore"; backupId: string; appliance?: string }
+  | { verb: "migrations"; appliance?: string; output: CheckOutput; confirm: boolean }
   | { verb: "version"; clientOnly: boolean }
   | { verb: "completion"; shell: Shell }
   | { verb: "help"; topic?: Verb }
@@ -79,6 +80,7 @@ const verbFlags: Partial<Record<Verb, readonly (keyof typeof options)[]>> = {
   check: ["appliance", "output"],
   backup: ["appliance", "output"],
   restore: ["appliance"],
+  migrations: ["appliance", "output"],
 };
 const commonFlags: readonly (keyof typeof options)[] = ["namespace", "kubeconfig", "context", "help"];
 
@@ -197,6 +199,12 @@ function commandOf(
     case "restore": {
       const [backupId] = arity(1, 1, "backup id (kubectl remram backup list shows them)") as [string];
       return { verb, backupId, ...applianceOf() };
+    }
+    case "migrations": {
+      const [sub] = arity(0, 1, "word confirm");
+      if (sub !== undefined && sub !== "confirm")
+        throw new UsageError(`migrations takes nothing (show them) or "confirm"; got ${sub}`, verb);
+      return { verb, confirm: sub === "confirm", output: outputOf(checkOutputs), ...applianceOf() };
     }
     case "version":
       arity(0, 0, "");

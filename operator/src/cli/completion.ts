@@ -61,7 +61,7 @@ const flagCandidates = (verb: Verb | undefined): Candidate[] => [
   { value: "--help", description: "help" },
   ...(verb === "approve" || verb === "deny" ? [{ value: "--comment", description: "why" }] : []),
   ...(verb === "version" ? [{ value: "--client", description: "only the plugin's version" }] : []),
-  ...(verb === "export" || verb === "check" || verb === "backup"
+  ...(verb === "export" || verb === "check" || verb === "backup" || verb === "migrations"
     ? [
         { value: "--appliance", description: "the RemramAppliance" },
         { value: "--output", description: verb === "export" ? "markdown or json" : "text or json" },
@@ -76,7 +76,7 @@ function sourceForValue(flag: ValueFlag, verb: string | undefined): CompletionSo
   if (flag === "kubeconfig") return { kind: "files" };
   if (flag === "appliance") return { kind: "names", resource: "remramappliances", pendingOnly: false };
   if (flag === "output") {
-    const formats = verb === "check" || verb === "backup" ? checkOutputs : exportOutputs;
+    const formats = verb === "export" ? exportOutputs : checkOutputs;
     return { kind: "words", candidates: formats.map((value) => ({ value })) };
   }
   return { kind: "nothing" };
@@ -146,6 +146,8 @@ function positionalSource(positionals: readonly string[]): CompletionSource {
       return names("dreamschedules");
     case "backup":
       return words(["list"], () => "the backups in the appliance's backup volume");
+    case "migrations":
+      return words(["confirm"], () => "delete the indices kept for a rollback");
     case "completion":
       return words(["bash", "zsh"]);
     case "help":

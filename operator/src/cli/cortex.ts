@@ -134,3 +134,29 @@ export async function callCortexAsAdmin(
     closeForward();
   }
 }
+/** Ask Cortex (through the admin channel) and parse its answer with the contract's schema. */
+export async function askCortex<T>(
+  command: Command,
+  cluster: Cluster,
+  appliance: string,
+  method: "GET" | "POST",
+  path: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: Error } },
+  request: { body?: unknown; timeoutMs?: number } = {},
+): Promise<T> {
+  const answer = await callCortexAsAdmin(
+    command,
+    cluster,
+    appliance,
+    method,
+    path,
+    request.body,
+    request.timeoutMs,
+  );
+  if (answer.status >= 300)
+    throw new CliError(`Cortex of ${appliance} answered ${answer.status}: ${answer.body}`);
+  const parsed = schema.safeParse(JSON.parse(answer.body));
+  if (!parsed.success)
+    throw new CliError(`Cortex of ${appliance} sent an unexpected answer: ${parsed.error.message}`);
+  return parsed.data;
+}

@@ -13,6 +13,7 @@ export const verbs = [
   "check",
   "backup",
   "restore",
+  "migrations",
   "version",
   "completion",
   "help",
@@ -118,6 +119,20 @@ backup volume). A restore cut short after it began writing is finished by restor
 Runs as Cortex's admin caller, like check.
 
       --appliance NAME the RemramAppliance (default: the only one in the namespace)`,
+  },
+  migrations: {
+    synopsis: "migrations [confirm] [--appliance NAME] [-o text|json]",
+    summary: "show index migrations after an upgrade, or confirm them (deletes what a rollback needs)",
+    details: `An upgrade whose knowledge index cannot change in place rebuilds it beside the old one after Cortex starts:
+reads go on, writes wait (the gateway queues them) until it is done. Without "confirm": the rebuild's progress,
+why it waits if it does, and the old indices kept for a \`helm rollback\` with when the retention deletes them.
+"confirm" deletes those kept indices now: do it once the upgraded appliance works for you, since a rollback to
+the release before the migration then finds no index it can read. Refused while a rebuild runs.
+
+Runs as Cortex's admin caller, like check.
+
+      --appliance NAME the RemramAppliance (default: the only one in the namespace)
+  -o, --output FMT     text (default) or json`,
   },
   version: {
     synopsis: "version [--client]",

@@ -3,7 +3,14 @@
  * wrong. Approvals go through the /status subresource, where the admission policy checks them.
  */
 
-import { backupStarted, backupsResponse, consistencyReport, restoreStatus } from "@remram/contract";
+import {
+  backupStarted,
+  backupsResponse,
+  consistencyReport,
+  migrationStatus,
+  migrationsConfirmed,
+  restoreStatus,
+} from "@remram/contract";
 import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { sealedSecretsAttachment } from "../appliance/secrets-bundle.js";
 import { dreamRequestAnnotation } from "../dream-schedule/request-annotation.js";
@@ -42,9 +49,10 @@ import {
   formatCompletions,
   type NamedResource,
 } from "./completion.js";
-import { callCortexAsAdmin } from "./cortex.js";
+import { askCortex, callCortexAsAdmin } from "./cortex.js";
 import { CliError, explain, missingPermission, notInstalled, unknownName } from "./errors.js";
 import { helpFor, usage, usageHint } from "./help.js";
+import { formatConfirmed, formatMigrations } from "./migrations.js";
 import { buildInfo, formatClientVersion, formatServerVersion } from "./version.js";
 
 const commandTimeoutMs = 15_000;
@@ -146,33 +154,6 @@ async function checkAppliance(
   };
 }
 
-/** Ask Cortex (through the admin channel) and parse its answer with the contract's schema. */
-async function askCortex<T>(
-  command: Command,
-  cluster: Cluster,
-  appliance: string,
-  method: "GET" | "POST",
-  path: string,
-  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: Error } },
-  request: { body?: unknown; timeoutMs?: number } = {},
-): Promise<T> {
-  const answer = await callCortexAsAdmin(
-    command,
-    cluster,
-    appliance,
-    method,
-    path,
-    request.body,
-    request.timeoutMs,
-  );
-  if (answer.status >= 300)
-    throw new CliError(`Cortex of ${appliance} answered ${answer.status}: ${answer.body}`);
-  const parsed = schema.safeParse(JSON.parse(answer.body));
-  if (!parsed.success)
-    throw new CliError(`Cortex of ${appliance} sent an unexpected answer: ${parsed.error.message}`);
-  return parsed.data;
-}
-
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long `kubectl remram backup` waits for a backup already running before it asks for its own. */
 const backupWaitMs = 10 * 60_000;
@@ -264,6 +245,23 @@ async function restoreAppliance(
   }
 }
 
+/** The rebuild's progress and the kept indices, or the admin's confirmation that deletes those. */
+async function migrations(
+  command: Extract<Command, { verb: "migrations" }>,
+  cluster: Cluster,
+): Promise<string> {
+  const appliance = await applianceName(cluster, command.appliance);
+  const ask = <T>(method: "GET" | "POST", path: string, schema: Parameters<typeof askCortex<T>>[5]) =>
+    askCortex(command, cluster, appliance, method, path, schema);
+  if (command.confirm) {
+    const confirmed = await ask("POST", "/admin/migrations/confirm", migrationsConfirmed);
+    if (command.output === "json") return JSON.stringify(confirmed, null, 2);
+    return formatConfirmed(appliance, confirmed.deleted);
+  }
+  const status = await ask("GET", "/admin/migrations", migrationStatus);
+  return command.output === "json" ? JSON.stringify(status, null, 2) : formatMigrations(appliance, status);
+}
+
 /** What a command prints, and its exit status when that is not 0. */
 interface Outcome {
   text: string;
@@ -310,6 +308,8 @@ async function execute(command: Command, cluster: Cluster): Promise<string | Out
       return backupAppliance(command, cluster);
     case "restore":
       return restoreAppliance(command, cluster);
+    case "migrations":
+      return migrations(command, cluster);
     case "version": {
       const [kubernetes, operators] = await Promise.all([
         kubernetesVersion(client),
