@@ -3,6 +3,7 @@
 // this tree's chart and images with the values file the box was installed with. Last in the file: the suite's
 // appliance and namespace go first (`helm uninstall` kept them), so this appliance starts empty on the old release.
 import { join } from "node:path";
+import type { MigrationStatus } from "@remram/contract";
 import { describe, expect, it } from "vitest";
 import { operatorChartValues } from "../../test/harness/src/appliance.js";
 import { runDir } from "../../test/harness/src/paths.js";
@@ -16,6 +17,8 @@ import {
   images,
   installApplianceAndOperator,
   kubectl,
+  kubectlAs,
+  kubernetes,
   measured,
   namespace,
   node,
@@ -24,10 +27,41 @@ import {
   valuesFile,
 } from "./real-appliance.js";
 import { person, recall } from "./real-appliance-conversation.js";
-import { workspaceLog } from "./real-appliance-dream.js";
+import { installPlugin, workspaceLog } from "./real-appliance-dream.js";
 
 const committedStatement = "The boiler's annual service is due every March.";
 const pendingStatement = "The spare house key hangs in the garden shed.";
+const rollbackStatement = "The bicycle pump is on the hook in Tromsø's garage.";
+
+/** Cortex's index migrations, as the operator's caller reads them. */
+const migrations = async () =>
+  (await cortexApi("GET", "/admin/migrations", undefined, "operator")) as MigrationStatus;
+
+/** The release's Deployments rolled out on the given images, then the appliance Ready at its generation. */
+async function rolledOnto(cortexImage: string, hooksImage: string, what: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const [cortexImages, gatewayImages] = [
+        await templateImages("moltbox-cortex"),
+        await templateImages("moltbox-gateway"),
+      ];
+      return cortexImages.includes(cortexImage) && gatewayImages.includes(hooksImage) ? true : undefined;
+    },
+    { what: `the appliance's Deployments on ${what}'s images`, timeoutMs: 120_000, intervalMs: 1_000 },
+  );
+  for (const deployment of ["moltbox-cortex", "moltbox-gateway"]) {
+    await kubectl(
+      ["-n", namespace, "rollout", "status", `deployment/${deployment}`, "--timeout=300s"],
+      undefined,
+      310_000,
+    );
+  }
+  await waitFor(async () => (await applianceReadyAndCurrent()) || undefined, {
+    what: `the appliance Ready at its generation on ${what}`,
+    timeoutMs: 300_000,
+    intervalMs: 1_000,
+  });
+}
 
 /** The images a Deployment's pod template runs, init containers included (the gateway's carries the plugin). */
 const templateImages = (deployment: string): Promise<string> =>
@@ -95,34 +129,7 @@ export function describeUpgradeFromPrevious(): void {
       const upgradedAt = Date.now();
       await helm("upgrade", release, chart, "-f", valuesFile, "--wait", "--timeout=300s");
       // The new operator rolls the children onto this release's images, then reports Ready at the generation.
-      await waitFor(
-        async () => {
-          const [cortexImages, gatewayImages] = [
-            await templateImages("moltbox-cortex"),
-            await templateImages("moltbox-gateway"),
-          ];
-          return cortexImages.includes(images.cortex) && gatewayImages.includes(images.hooks)
-            ? true
-            : undefined;
-        },
-        {
-          what: "the appliance's Deployments on this release's images",
-          timeoutMs: 120_000,
-          intervalMs: 1_000,
-        },
-      );
-      for (const deployment of ["moltbox-cortex", "moltbox-gateway"]) {
-        await kubectl(
-          ["-n", namespace, "rollout", "status", `deployment/${deployment}`, "--timeout=300s"],
-          undefined,
-          310_000,
-        );
-      }
-      await waitFor(async () => (await applianceReadyAndCurrent()) || undefined, {
-        what: "the appliance Ready at its generation after the upgrade",
-        timeoutMs: 300_000,
-        intervalMs: 1_000,
-      });
+      await rolledOnto(images.cortex, images.hooks, "this release");
       measured.upgradeFromPreviousToReadyMs = Date.now() - upgradedAt;
 
       expect(await uids("remramappliance")).toEqual(applianceBefore);
@@ -138,6 +145,46 @@ export function describeUpgradeFromPrevious(): void {
         proposals: { id: string }[];
       };
       expect(held.proposals.map((proposal) => proposal.id)).toContain(pending.proposal.id);
+
+      // The previous release's knowledge index (template 3) was rebuilt beside it after Cortex started, and kept.
+      const migrated = await waitFor(
+        async () => {
+          const status = await migrations();
+          return status.state === "current" ? status : undefined;
+        },
+        { what: "the knowledge index rebuilt after the upgrade", timeoutMs: 120_000, intervalMs: 1_000 },
+      );
+      expect(migrated.rebuild).toMatchObject({ fromTemplateVersion: 3 });
+      expect(migrated.rebuild?.copied).toBe(migrated.rebuild?.total);
+      expect(migrated.kept.map((kept) => kept.index)).toEqual([migrated.rebuild?.from]);
+      measured.knowledgeRebuild = migrated.rebuild;
+
+      // `helm rollback` after the migration: the previous release runs on the rebuilt index and keeps working.
+      const rolledBackAt = Date.now();
+      await helm("rollback", release, "--wait", "--timeout=300s");
+      await rolledOnto(previous.cortex, previous.hooks, "the previous release");
+      measured.rollbackToReadyMs = Date.now() - rolledBackAt;
+      expect(await recall("When is the boiler serviced?")).toContain("annual service is due every March");
+      const savedOnRollback = await save(rollbackStatement);
+      expect(savedOnRollback.proposal.status).toBe("pending");
+
+      // Forward again: nothing left to rebuild, and the admin confirms the migration with the plugin.
+      await helm("upgrade", release, chart, "-f", valuesFile, "--wait", "--timeout=300s");
+      await rolledOnto(images.cortex, images.hooks, "this release");
+      const again = await migrations();
+      expect(again.state).toBe("current");
+      expect(again.rebuild).toBeUndefined();
+      expect(again.kept.map((kept) => kept.index)).toEqual([migrated.rebuild?.from]);
+      // Accent folding, on what the previous release wrote into the rebuilt index during the rollback.
+      expect(await recall("Where is the bicycle pump in Tromso?")).toContain("Tromsø");
+      const plugins = await installPlugin();
+      const confirmed = await kubectlAs(
+        kubernetes.kubeconfig,
+        ["remram", "migrations", "confirm", "-n", namespace],
+        plugins,
+      );
+      expect(confirmed.stdout).toContain(`Deleted ${migrated.rebuild?.from} from moltbox`);
+      expect((await migrations()).kept).toEqual([]);
     }, 1_500_000);
   });
 }
