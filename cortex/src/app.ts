@@ -137,7 +137,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
             ),
           onDeleted: (deleted) => app.log.info({ deleted }, "kept knowledge indices deleted"),
         });
-        rebuild.start();
+        await rebuild.start();
         initializedFlag = true;
         app.log.info({ indices: store.indices }, "indices ready");
         return;

@@ -201,10 +201,17 @@ describe("an upgrade that rebuilds the knowledge index", () => {
     expect(cancelled.completed).toBe(true);
     const { body: count } = await request<{ count: number }>(next.cortex.store, "GET", `/${target}/_count`);
     expect(count.count).toBe(documents);
-    // No retention: the sweep after the rebuild deleted the old index.
-    expect(done.kept).toEqual([]);
-    const gone = await request(next.cortex.store, "HEAD", `/${previousIndex}`, undefined, { ignore: [404] });
-    expect(gone.statusCode).toBe(404);
+    // No retention: the sweep that follows the rebuild (in the background: writes do not wait for it) deletes it.
+    await waitFor(
+      async () => {
+        const gone = await request(next.cortex.store, "HEAD", `/${previousIndex}`, undefined, {
+          ignore: [404],
+        });
+        return gone.statusCode === 404 ? true : undefined;
+      },
+      { what: "the old index deleted by the sweep", timeoutMs: 20_000, intervalMs: 200 },
+    );
+    expect((await migrations(next)).kept).toEqual([]);
     expect(await recall(next, "Tromso")).toContain("Tromsø");
   }, 120_000);
 

@@ -79,9 +79,14 @@ export class KnowledgeRebuild {
     };
   }
 
-  /** Find what start-up needs and run it in the background. */
-  start(): void {
-    this.running = this.run();
+  /**
+   * Find what start-up needs (part of Cortex's set-up, so no write slips past a rebuild that is due), then run it in
+   * the background.
+   */
+  async start(): Promise<void> {
+    const plan = await knowledgeRebuildPlan(this.store);
+    if (plan !== undefined) this.state = "rebuilding";
+    this.running = this.run(plan);
     this.sweeper = setInterval(
       () => void this.sweep().catch(this.options.onError),
       this.options.sweepMs ?? sixHoursMs,
@@ -104,23 +109,27 @@ export class KnowledgeRebuild {
     return deleted;
   }
 
-  private async run(): Promise<void> {
+  private async run(first: RebuildPlan | undefined): Promise<void> {
+    let plan = first;
     while (!this.stopped) {
       try {
-        const plan = await knowledgeRebuildPlan(this.store);
         if (plan !== undefined) await this.rebuildOnce(plan);
+        // What is kept is known when the state turns current; the sweep may delete some of it just after.
+        this.kept = await keptIndices(this.store).catch(() => this.kept);
         this.state = "current";
         this.waiting = undefined;
-        await this.sweep();
-        return;
+        break;
       } catch (error) {
         if (this.stopped) return;
         this.options.onError(error);
         if (this.rebuild !== undefined) this.state = "waiting";
         this.waiting = describe(error);
         await new Promise((resolve) => setTimeout(resolve, this.options.retryMs).unref());
+        plan = await knowledgeRebuildPlan(this.store).catch(() => plan);
       }
     }
+    // A failed sweep holds nothing up: the next one runs in a few hours.
+    if (!this.stopped) await this.sweep().catch(this.options.onError);
   }
 
   private async rebuildOnce(plan: RebuildPlan): Promise<void> {

@@ -41,6 +41,14 @@ export function floodStageBlock(reason: string | undefined): boolean {
 }
 
 /**
+ * The words of an index's own write block (`index.blocks.write`, ClusterBlock 8), which a knowledge index rebuild
+ * puts on the index it copies: the write is refused for now, not for good.
+ */
+export function indexWriteBlock(reason: string | undefined): boolean {
+  return reason !== undefined && /index write \(api\)/.test(reason);
+}
+
+/**
  * Raised when OpenSearch refuses a value it was given to store (a date it cannot parse, a term too long to
  * index): the request's input, not Cortex or OpenSearch, is at fault, so routes answer 400, never 500.
  */
@@ -130,6 +138,7 @@ export async function request<T>(
     const reason = describeError(error);
     if (status === 429 && floodStageBlock(reason)) throw new StoreFullError(reason);
     if (status === null || status === 429 || status >= 500) throw new StoreUnavailableError(reason);
+    if (status === 403 && indexWriteBlock(reason)) throw new StoreUnavailableError(reason);
     const cause = rootCause(error);
     if (writesDocument(method, path) && rejectsInput(status, cause?.type, cause?.reason)) {
       throw new StoreRejectedError(reason);
