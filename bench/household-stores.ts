@@ -2,12 +2,17 @@
  * What the benchmarks over a household's stores share: the hand-written household conversations (bench/fixtures/
  * pollution) archived as transcripts, and retrieval latency measured while something else runs.
  */
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../cortex/src/app.js";
 import { type CortexConfigInput, cortexConfig } from "../cortex/src/config.js";
+import { maturationIndices } from "../cortex/src/knowledge/records.js";
 import { maturationPlugin } from "../cortex/src/maturation.js";
+import { request } from "../cortex/src/store/client.js";
 import { bearer, testCredentials } from "../cortex/src/testing/callers.js";
+import { bulkCorpus, knowledgeEventOf } from "../cortex/test/fixtures/corpus.js";
 import { loadCorpus } from "./pollution-corpus.js";
 
 const sessions = loadCorpus().flatMap((conversation) => conversation.sessions);
@@ -47,6 +52,46 @@ export async function householdCortex(
   });
   await app.cortex.initialized;
   return app;
+}
+
+/**
+ * `count` distinct facts of the test corpus (a suffix keeps the statements apart) ingested through /ingest as the
+ * gateway sends them, 250 a request.
+ */
+export async function ingestBulkFacts(app: FastifyInstance, count: number): Promise<void> {
+  const now = new Date();
+  const facts = bulkCorpus(7, count, Math.min(count, 500)).facts.map((fact, index) => ({
+    ...fact,
+    statement: `${fact.statement} (entry ${index})`,
+  }));
+  for (let from = 0; from < facts.length; from += 250) {
+    const events = facts.slice(from, from + 250).map((fact) => knowledgeEventOf(fact, now));
+    const response = await app.inject({
+      method: "POST",
+      url: "/ingest",
+      headers: bearer("gateway"),
+      payload: { events },
+    });
+    if (response.statusCode !== 200) throw new Error(`ingest ${response.statusCode}: ${response.body}`);
+  }
+}
+
+/** bench/results/<benchmark>.json with the one entry a run measured. */
+export function writeResult(benchmark: string, entry: object): void {
+  console.log(benchmark, JSON.stringify(entry));
+  writeFileSync(
+    join(dirname(fileURLToPath(import.meta.url)), "results", `${benchmark}.json`),
+    `${JSON.stringify({ benchmark, finishedAt: new Date().toISOString(), results: [entry] }, null, 2)}\n`,
+  );
+}
+
+/** Delete every index of the household's Cortex (the maturation ones too), then close it. */
+export async function dropHousehold(app: FastifyInstance): Promise<void> {
+  const { store } = app.cortex;
+  for (const alias of [...Object.values(store.indices), ...Object.values(maturationIndices(store))]) {
+    await request(store, "DELETE", `/${alias}*`, undefined, { ignore: [404] });
+  }
+  await app.close();
 }
 
 /** The corpus sessions as archived transcripts, each under its own session id (so each is its own document). */

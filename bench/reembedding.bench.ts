@@ -7,23 +7,28 @@
  * indices are stamped as that model's. Writes bench/results/reembedding.json. Knobs: BENCH_REEMBED_OBJECTS
  * (default 10000), BENCH_REEMBED_TRANSCRIPTS (default 100). It measures and reports; it asserts nothing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { EmbeddingStatus } from "@remram/contract";
 import { startOllama, startOpenSearch } from "@remram/test-harness";
 import type { FastifyInstance } from "fastify";
-import { maturationIndices } from "../cortex/src/knowledge/records.js";
 import { request } from "../cortex/src/store/client.js";
 import { aliasedIndices, writeEmbeddingMeta } from "../cortex/src/store/generations.js";
 import { bearer } from "../cortex/src/testing/callers.js";
-import { bulkCorpus, knowledgeEventOf } from "../cortex/test/fixtures/corpus.js";
-import { archiveTranscripts, householdCortex, median, millis, retrieveLatency } from "./household-stores.js";
+import {
+  archiveTranscripts,
+  dropHousehold,
+  householdCortex,
+  ingestBulkFacts,
+  median,
+  millis,
+  retrieveLatency,
+  writeResult,
+} from "./household-stores.js";
 
 const objects = Number(process.env.BENCH_REEMBED_OBJECTS ?? 10_000);
 const transcripts = Number(process.env.BENCH_REEMBED_TRANSCRIPTS ?? 100);
-const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
 
 const opensearch = await startOpenSearch();
 const ollama = await startOllama();
@@ -38,21 +43,7 @@ async function status(app: FastifyInstance): Promise<EmbeddingStatus> {
 try {
   // The household as the previous model left it: stored lexically here, then stamped as that model's.
   const before = await householdCortex(opensearch.endpoints.url, scratch, prefix);
-  const now = new Date();
-  const facts = bulkCorpus(7, objects, Math.min(objects, 500)).facts.map((fact, index) => ({
-    ...fact,
-    statement: `${fact.statement} (entry ${index})`,
-  }));
-  for (let from = 0; from < facts.length; from += 250) {
-    const events = facts.slice(from, from + 250).map((fact) => knowledgeEventOf(fact, now));
-    const response = await before.inject({
-      method: "POST",
-      url: "/ingest",
-      headers: bearer("gateway"),
-      payload: { events },
-    });
-    if (response.statusCode !== 200) throw new Error(`ingest ${response.statusCode}: ${response.body}`);
-  }
+  await ingestBulkFacts(before, objects);
   await archiveTranscripts(before, transcripts);
   const { store } = before.cortex;
   for (const alias of [store.indices.vectors, store.indices.chunks]) {
@@ -98,16 +89,8 @@ try {
     },
     finalState: last.state,
   };
-  console.log("reembedding", JSON.stringify(entry));
-  writeFileSync(
-    join(resultsDir, "reembedding.json"),
-    `${JSON.stringify({ benchmark: "reembedding", finishedAt: new Date().toISOString(), results: [entry] }, null, 2)}\n`,
-  );
-  const cortex = app.cortex.store;
-  for (const alias of [...Object.values(cortex.indices), ...Object.values(maturationIndices(cortex))]) {
-    await request(cortex, "DELETE", `/${alias}*`, undefined, { ignore: [404] });
-  }
-  await app.close();
+  writeResult("reembedding", entry);
+  await dropHousehold(app);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
   await ollama.stop();

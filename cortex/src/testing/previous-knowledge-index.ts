@@ -43,14 +43,27 @@ export async function downgradeKnowledgeIndex(store: CortexStore, version = 3): 
       properties: withPlainEnglish(properties),
     },
   });
-  const { body: copied } = await request<{ failures?: unknown[] }>(
+  // As a task: a large synchronous _reindex answers with more response headers than Node's parser takes.
+  const { body: started } = await request<{ task: string }>(
     store,
     "POST",
-    "/_reindex?refresh=true&wait_for_completion=true",
-    { source: { index: current }, dest: { index: previous } },
-    { timeoutMs: 30 * 60_000 },
+    "/_reindex?wait_for_completion=false",
+    { source: { index: current, size: 1_000 }, dest: { index: previous } },
   );
-  if ((copied.failures ?? []).length > 0) throw new Error(`downgrade copy failed: ${JSON.stringify(copied)}`);
+  for (;;) {
+    const { body: task } = await request<{ completed: boolean; response?: { failures?: unknown[] } }>(
+      store,
+      "GET",
+      `/_tasks/${started.task}`,
+    );
+    if (task.completed) {
+      if ((task.response?.failures ?? []).length > 0)
+        throw new Error(`downgrade copy failed: ${JSON.stringify(task)}`);
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  await request(store, "POST", `/${previous}/_refresh`);
   await moveAlias(store, alias, current, previous);
   await request(store, "DELETE", `/${current}`);
   return previous;
