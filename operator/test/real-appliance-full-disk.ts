@@ -68,20 +68,21 @@ async function untilReady(what: string): Promise<void> {
   });
 }
 
+const deleteAppliance = () =>
+  kubectl(
+    ["-n", namespace, "delete", "remramappliance", "moltbox", "--wait=true", "--timeout=180s"],
+    undefined,
+    190_000,
+  );
+
 /** Everything the small volumes need, and the appliance on them: gone again after the file. */
 async function removeSmallVolumes(): Promise<void> {
-  await kubectl([
-    "-n",
-    namespace,
-    "delete",
-    "remramappliance",
-    "moltbox",
-    "--wait=true",
-    "--timeout=180s",
-  ]).catch(() => undefined);
-  await kubectl(["-n", namespace, "delete", "pvc", "--all", "--wait=true", "--timeout=120s"]).catch(
-    () => undefined,
-  );
+  await deleteAppliance().catch(() => undefined);
+  await kubectl(
+    ["-n", namespace, "delete", "pvc", "--all", "--wait=true", "--timeout=120s"],
+    undefined,
+    130_000,
+  ).catch(() => undefined);
   for (const volume of volumes) {
     await kubectl(["delete", "pv", `${namespace}-small-${volume.name}`, "--wait=false"]).catch(
       () => undefined,
@@ -189,22 +190,22 @@ export function describeFullDisks(): void {
         "annual service is due every March",
       );
 
-      // The appliance and its volumes gone (the models volume too: the registry is local); the backup claim stays.
-      await kubectl([
-        "-n",
-        namespace,
-        "delete",
-        "remramappliance",
-        "moltbox",
-        "--wait=true",
-        "--timeout=180s",
-      ]);
-      const claims = (await kubectl(["-n", namespace, "get", "pvc", "-o", "name"]))
-        .split("\n")
-        .filter(Boolean);
-      const dataClaims = claims.filter((claim) => claim !== `persistentvolumeclaim/${backupClaim}`);
-      if (dataClaims.length > 0)
-        await kubectl(["-n", namespace, "delete", ...dataClaims, "--wait=true", "--timeout=120s"]);
+      // The appliance and its data volumes gone, as a dead disk takes them; the models volume stays (models are
+      // pulled again from anywhere) and so does the backup claim.
+      await deleteAppliance();
+      await kubectl(
+        [
+          "-n",
+          namespace,
+          "delete",
+          "pvc",
+          ...volumes.map((volume) => volume.claim),
+          "--wait=true",
+          "--timeout=120s",
+        ],
+        undefined,
+        130_000,
+      );
       await kubectl(
         ["apply", "-f", "-"],
         JSON.stringify({
