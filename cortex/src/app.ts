@@ -113,16 +113,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       try {
         const generations = await ensureIndices(store, embedder?.model ?? null);
         await policy.load(store);
-        fill = new EmbeddingFill({ store, embedder, clock }, generations, {
-          pageSize: config.embedBatchSize * 4,
-          retryMs: config.embedFillRetryMs,
-          onError: (error) => app.log.warn({ err: error }, "re-embedding paused; trying again"),
-          onDone: (retired) =>
-            app.log.info({ retired }, "re-embedding finished; the old indices are deleted"),
-        });
-        if (fill.needed) app.log.info({ embedding: fill.status() }, "embedding model changed; re-embedding");
-        fill.start();
-        rebuild = new KnowledgeRebuild(store, {
+        const pendingRebuild = new KnowledgeRebuild(store, {
           retryMs: config.rebuildRetryMs,
           keepDays: config.rebuiltIndexKeepDays,
           ...(config.rebuildDocsPerSecond === undefined
@@ -137,7 +128,18 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
             ),
           onDeleted: (deleted) => app.log.info({ deleted }, "kept knowledge indices deleted"),
         });
-        await rebuild.start();
+        await pendingRebuild.prepare();
+        fill = new EmbeddingFill({ store, embedder, clock }, generations, {
+          pageSize: config.embedBatchSize * 4,
+          retryMs: config.embedFillRetryMs,
+          onError: (error) => app.log.warn({ err: error }, "re-embedding paused; trying again"),
+          onDone: (retired) =>
+            app.log.info({ retired }, "re-embedding finished; the old indices are deleted"),
+        });
+        if (fill.needed) app.log.info({ embedding: fill.status() }, "embedding model changed; re-embedding");
+        fill.start();
+        rebuild = pendingRebuild;
+        rebuild.start();
         initializedFlag = true;
         app.log.info({ indices: store.indices }, "indices ready");
         return;

@@ -21,8 +21,6 @@ export interface RebuildJobOptions {
   retryMs: number;
   keepDays: number;
   docsPerSecond?: number;
-  /** How often kept indices are looked at for their retention. */
-  sweepMs?: number;
   clock: () => Date;
   onError: (error: unknown) => void;
   onRebuilt: (plan: RebuildPlan, documents: number) => void;
@@ -44,6 +42,7 @@ export class KnowledgeRebuild {
   private stopped = false;
   private running: Promise<void> | undefined;
   private sweeper: NodeJS.Timeout | undefined;
+  private plan: RebuildPlan | undefined;
 
   constructor(
     private readonly store: CortexStore,
@@ -80,17 +79,18 @@ export class KnowledgeRebuild {
   }
 
   /**
-   * Find what start-up needs (part of Cortex's set-up, so no write slips past a rebuild that is due), then run it in
-   * the background.
+   * Find whether a rebuild is due: part of Cortex's set-up (it may throw, and set-up is tried again), so no write
+   * slips past a rebuild that is due.
    */
-  async start(): Promise<void> {
-    const plan = await knowledgeRebuildPlan(this.store);
-    if (plan !== undefined) this.state = "rebuilding";
-    this.running = this.run(plan);
-    this.sweeper = setInterval(
-      () => void this.sweep().catch(this.options.onError),
-      this.options.sweepMs ?? sixHoursMs,
-    );
+  async prepare(): Promise<void> {
+    this.plan = await knowledgeRebuildPlan(this.store);
+    if (this.plan !== undefined) this.state = "rebuilding";
+  }
+
+  /** Run what `prepare` found, and the retention sweep, in the background. */
+  start(): void {
+    this.running = this.run(this.plan);
+    this.sweeper = setInterval(() => void this.sweep().catch(this.options.onError), sixHoursMs);
     this.sweeper.unref();
   }
 
