@@ -92,13 +92,24 @@ async function removeSmallVolumes(): Promise<void> {
   await kubectl(["delete", "storageclass", storageClass]).catch(() => undefined);
 }
 
-/** Fill the mount from the host until `usedShare` of it is used (a file the pods never see: it sits beside their folders). */
+/**
+ * Fill the mount from the host until `usedShare` of it is used, with files at the volume's top, beside the folders
+ * the pods write to. A whole fill ends with `dd` writing until the filesystem says no: nothing is left, however the
+ * pods' own writes moved meanwhile.
+ */
 async function fill(name: string, usedShare: number): Promise<void> {
   const stats = statfsSync(mountDir(name));
   const size = stats.blocks * stats.bsize;
   const used = size - stats.bavail * stats.bsize;
-  const more = Math.max(0, Math.floor(size * usedShare) - used);
+  const headroom = usedShare >= 1 ? 4 * 1024 ** 2 : 0;
+  const more = Math.max(0, Math.floor(size * usedShare) - used - headroom);
   await run("fallocate", ["-l", String(more), fillFile(name)]);
+  if (usedShare >= 1)
+    await run("dd", ["if=/dev/zero", `of=${fillFile(name)}-rest`, "bs=4096"]).catch(() => undefined);
+}
+
+function free(name: string): void {
+  for (const file of [fillFile(name), `${fillFile(name)}-rest`]) rmSync(file, { force: true });
 }
 
 const storageCondition = async () =>
@@ -147,7 +158,7 @@ const archiveTranscript = (sessionId: string) =>
     ],
   });
 
-/** The refusal a write gets (cortexApi fails with the status and body Cortex answered). */
+/** The refusal a write gets: cortexApi fails with "<status> <body>" as Cortex answered, after kubectl's words. */
 const refusal = (write: () => Promise<unknown>) =>
   write().then(
     () => "accepted",
@@ -294,12 +305,12 @@ export function describeFullDisks(): void {
         { what: "a write refused by OpenSearch's flood stage", timeoutMs: 120_000, intervalMs: 3_000 },
       );
       measured.opensearchFullToRefusedMs = Date.now() - filledAt;
-      expect(refused).toMatch(/507.*flood-stage watermark/);
+      expect(refused).toMatch(/\b507 \{.*flood-stage watermark/);
       const full = await untilStorage("False", "StorageAvailable False with OpenSearch's disk full");
       expect(full.reason).toBe("WritesRefused");
       expect(full.message).toMatch(/flood-stage watermark/);
       expect(await recall("When is the freezer defrosted?")).toContain("defrosted every April");
-      rmSync(fillFile("opensearch"));
+      free("opensearch");
       const freedAt = Date.now();
       await waitFor(
         async () =>
@@ -319,11 +330,11 @@ export function describeFullDisks(): void {
       // The data volume full (the archive and the artifact repository live on it): the transcript is refused,
       // the gateway keeps it queued and sends it again, and it is stored once there is room.
       await fill("data", 1);
-      expect(await refusal(() => archiveTranscript("full-volume"))).toMatch(/507/);
+      expect(await refusal(() => archiveTranscript("full-volume"))).toMatch(/\b507 \{/);
       const volumeFull = await untilStorage("False", "StorageAvailable False with the data volume full");
       expect(volumeFull.reason).toBe("WritesRefused");
       expect(await recall("When is the freezer defrosted?")).toContain("defrosted every April");
-      rmSync(fillFile("data"));
+      free("data");
       expect(await refusal(() => archiveTranscript("full-volume"))).toBe("accepted");
       await untilStorage("True", "StorageAvailable True after the data volume was freed");
     }, 1_200_000);
