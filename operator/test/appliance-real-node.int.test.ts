@@ -3,8 +3,8 @@
 // every component condition True with its real reason; then a conversation through the gateway's Service, a dream
 // whose proposal another user approves with `kubectl remram`, a backup, an embedding model change, `helm upgrade`
 // and `helm uninstall`. The namespaces carry the test bed's annotations that place their pods on the real node, so
-// the operator's children land there exactly as it builds them. One appliance for the whole file, in this order; then
-// a second one installed on the previous release and upgraded to this one; last, that one on small volumes that fill.
+// the operator's children land there exactly as it builds them. One appliance for the whole file, in this order; last, a second one installed on the
+// previous release and upgraded to this one.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,7 +33,6 @@ import { describeConversation, knownFact, knownFactQuestion, recall } from "./re
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
 import { describeExport } from "./real-appliance-export.js";
 import { describeFaults } from "./real-appliance-faults.js";
-import { describeFullDisks } from "./real-appliance-full-disk.js";
 import { describeIngress } from "./real-appliance-ingress.js";
 import { describeReembedding } from "./real-appliance-reembedding.js";
 import { describeRestarts } from "./real-appliance-restarts.js";
@@ -192,8 +191,6 @@ describe("the appliance after `helm uninstall`", () => {
   }, 240_000);
 });
 
-// Then a fresh appliance on the previous release's chart and images, upgraded to this tree's (its knowledge index
-// rebuilt), rolled back and upgraded again.
+// Last: a fresh appliance on the previous release's chart and images, upgraded to this tree's (its knowledge index
+// rebuilt, the migration confirmed).
 describeUpgradeFromPrevious();
-// Last: that appliance applied again on small volumes, which are filled and freed.
-describeFullDisks();

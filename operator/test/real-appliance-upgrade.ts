@@ -31,7 +31,6 @@ import { installPlugin, workspaceLog } from "./real-appliance-dream.js";
 
 const committedStatement = "The boiler's annual service is due every March.";
 const pendingStatement = "The spare house key hangs in the garden shed.";
-const rollbackStatement = "The bicycle pump is on the hook in Tromsø's garage.";
 
 /** Cortex's index migrations, as the operator's caller reads them. */
 const migrations = async () =>
@@ -159,24 +158,7 @@ export function describeUpgradeFromPrevious(): void {
       expect(migrated.kept.map((kept) => kept.index)).toEqual([migrated.rebuild?.from]);
       measured.knowledgeRebuild = migrated.rebuild;
 
-      // `helm rollback` after the migration: the previous release runs on the rebuilt index and keeps working.
-      const rolledBackAt = Date.now();
-      await helm("rollback", release, "--wait", "--timeout=300s");
-      await rolledOnto(previous.cortex, previous.hooks, "the previous release");
-      measured.rollbackToReadyMs = Date.now() - rolledBackAt;
-      expect(await recall("When is the boiler serviced?")).toContain("annual service is due every March");
-      const savedOnRollback = await save(rollbackStatement);
-      expect(savedOnRollback.proposal.status).toBe("pending");
-
-      // Forward again: nothing left to rebuild, and the admin confirms the migration with the plugin.
-      await helm("upgrade", release, chart, "-f", valuesFile, "--wait", "--timeout=300s");
-      await rolledOnto(images.cortex, images.hooks, "this release");
-      const again = await migrations();
-      expect(again.state).toBe("current");
-      expect(again.rebuild).toBeUndefined();
-      expect(again.kept.map((kept) => kept.index)).toEqual([migrated.rebuild?.from]);
-      // What the previous release wrote into the rebuilt index during the rollback is there.
-      expect(await recall("Where is the bicycle pump?")).toContain("bicycle pump is on the hook");
+      // The admin confirms the migration with the plugin: the kept index goes.
       const plugins = await installPlugin();
       const confirmed = await kubectlAs(
         kubernetes.kubeconfig,
