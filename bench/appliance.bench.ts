@@ -22,7 +22,12 @@ const suite = spawnSync(
   {
     cwd: join(benchDir, ".."),
     stdio: "inherit",
-    env: { ...process.env, REMRAM_TESTBED: "node,registry", REMRAM_APPLIANCE_MEASURED: measuredFile },
+    env: {
+      ...process.env,
+      REMRAM_TESTBED: "node,registry",
+      REMRAM_REAL_NODE_FAULTS: "1",
+      REMRAM_APPLIANCE_MEASURED: measuredFile,
+    },
   },
 );
 if (!existsSync(measuredFile)) {
