@@ -8,7 +8,7 @@ export PATH := $(REMRAM_CACHE)/node/bin:$(REMRAM_CACHE)/bin:$(CURDIR)/node_modul
 export npm_config_update_notifier := false
 
 .DEFAULT_GOAL := help
-.PHONY: help setup deps images test test-unit test-integration test-faults lint format typecheck demo lab-kwok bench infra-up infra-down crds kubectl-plugin
+.PHONY: help setup deps images test test-unit test-integration test-real-node-full lint format typecheck demo lab-kwok bench infra-up infra-down crds kubectl-plugin
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -33,8 +33,8 @@ test-unit: ## Unit tier only (pure logic, nothing started)
 test-integration: ## Integration tier only (starts and stops the real test bed itself)
 	vitest run --project integration
 
-test-faults: setup ## The real-node appliance suite with its fault and restart cases (pods killed, node runtime restarted; about 40 min)
-	REMRAM_TESTBED=node,registry REMRAM_REAL_NODE_FAULTS=1 vitest run --project integration operator/test/appliance-real-node.int.test.ts
+test-real-node-full: setup ## The real-node appliance suite with its long cases (credential rotation, pods killed, node runtime restarted)
+	REMRAM_TESTBED=node,registry REMRAM_REAL_NODE_FULL=1 vitest run --project integration operator/test/appliance-real-node.int.test.ts
 
 lint: deps ## Biome (lint + format check), actionlint (.github/workflows), Cortex's layer rule (.dependency-cruiser.cjs), strict types
 	bash hack/install-actionlint.sh

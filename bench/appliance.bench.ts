@@ -25,7 +25,7 @@ const suite = spawnSync(
     env: {
       ...process.env,
       REMRAM_TESTBED: "node,registry",
-      REMRAM_REAL_NODE_FAULTS: "1",
+      REMRAM_REAL_NODE_FULL: "1",
       REMRAM_APPLIANCE_MEASURED: measuredFile,
     },
   },

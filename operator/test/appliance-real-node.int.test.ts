@@ -172,14 +172,14 @@ describe("the appliance through `helm upgrade`", () => {
 // The gateway as a household device reaches it: through Traefik over HTTPS (spec.gateway.expose type Ingress).
 describeIngress();
 
-// After a conversation, a dream, an approval and an upgrade, before the destructive tests; the rotated credential
-// is among the values the leak check then looks for.
-describeCredentialRotation();
+// The long cases, about a third of the file's time on a 2-core machine, more than CI's 90 minutes leave room for
+// there: the credential rotation (after a conversation, a dream, an approval and an upgrade; the rotated credential
+// is then among the values the leak check looks for), each component's pod deleted in use, the operator killed
+// mid-upgrade, the node's runtime restarted. `make test-real-node-full` and `make bench`'s appliance run include them.
+const full = process.env.REMRAM_REAL_NODE_FULL === "1";
+if (full) describeCredentialRotation();
 describeClusterSecurity();
-// Each component's pod deleted in use, the operator killed mid-upgrade, the node's runtime restarted: about a quarter
-// of the file's time on a 2-core machine, more than CI's 90 minutes leave room for there. `make test-faults` (and
-// `make bench`'s appliance run) include them.
-if (process.env.REMRAM_REAL_NODE_FAULTS === "1") {
+if (full) {
   describeFaults();
   describeRestarts();
 }
