@@ -103,8 +103,9 @@ export class KnowledgeRebuild {
   /** An admin's confirmation: the kept indices go now (a rollback past the migration is no longer possible). */
   async confirm(): Promise<string[]> {
     if (this.rebuilding) throw new RebuildBusyError(this.holdMessage());
-    const deleted = await deleteKeptIndices(this.store, await keptIndices(this.store));
-    this.kept = await keptIndices(this.store);
+    const kept = await keptIndices(this.store);
+    const deleted = await deleteKeptIndices(this.store, kept);
+    this.kept = kept.filter((entry) => !deleted.includes(entry.index));
     if (deleted.length > 0) this.options.onDeleted(deleted);
     return deleted;
   }
@@ -161,7 +162,7 @@ export class KnowledgeRebuild {
     const kept = await keptIndices(this.store);
     const expired = expiredKept(kept, this.options.clock(), this.options.keepDays);
     const deleted = expired.length > 0 ? await deleteKeptIndices(this.store, expired) : [];
-    this.kept = deleted.length > 0 ? await keptIndices(this.store) : kept;
+    this.kept = kept.filter((entry) => !deleted.includes(entry.index));
     if (deleted.length > 0) this.options.onDeleted(deleted);
   }
 }

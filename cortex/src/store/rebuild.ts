@@ -10,7 +10,7 @@
  * halfway cancels it before copying again.
  */
 import { type CortexStore, request } from "./client.js";
-import { aliasedIndices, readMapping } from "./generations.js";
+import { aliasedIndices, moveAlias, readMapping } from "./generations.js";
 import { concreteIndex, knowledgeRebuiltBelow, templateVersion } from "./templates.js";
 
 /** What `_meta` of a knowledge index records about its rebuild. */
@@ -74,11 +74,32 @@ async function count(store: CortexStore, index: string): Promise<number> {
   return body.count;
 }
 
-interface TaskStatus {
+export interface TaskStatus {
   completed: boolean;
-  task?: { status?: { total?: number; created?: number; updated?: number } };
-  response?: { failures?: unknown[]; total?: number };
+  task?: { status?: { created?: number; updated?: number } };
+  response?: { failures?: unknown[] };
   error?: { reason?: string };
+}
+
+/**
+ * Poll an OpenSearch task until it completes; `onPoll` sees each state (and may throw to stop waiting). Undefined
+ * when the task is not known (already gone).
+ */
+export async function waitForTask(
+  store: CortexStore,
+  task: string,
+  pollMs: number,
+  onPoll?: (state: TaskStatus) => void,
+): Promise<TaskStatus | undefined> {
+  for (;;) {
+    const { statusCode, body } = await request<TaskStatus>(store, "GET", `/_tasks/${task}`, undefined, {
+      ignore: [404],
+    });
+    if (statusCode === 404) return undefined;
+    onPoll?.(body);
+    if (body.completed) return body;
+    await sleep(pollMs);
+  }
 }
 
 /**
@@ -97,17 +118,7 @@ async function discardPartialCopy(store: CortexStore, index: string, pollMs: num
   const task = body[index]?.mappings?._meta?.rebuildTask;
   if (task !== undefined) {
     const cancel = await request(store, "POST", `/_tasks/${task}/_cancel`, undefined, { ignore: [403, 404] });
-    for (let done = cancel.statusCode === 404; !done; ) {
-      const { statusCode: status, body: state } = await request<TaskStatus>(
-        store,
-        "GET",
-        `/_tasks/${task}`,
-        undefined,
-        { ignore: [404] },
-      );
-      done = status === 404 || state.completed;
-      if (!done) await sleep(pollMs);
-    }
+    if (cancel.statusCode !== 404) await waitForTask(store, task, pollMs);
   }
   await request(store, "DELETE", `/${index}`, undefined, { ignore: [404] });
 }
@@ -151,22 +162,18 @@ export async function rebuildIndex(
     { source: { index: plan.from, size: batch }, dest: { index: plan.to, op_type: "create" } },
   );
   await writeMeta(store, plan.to, { rebuildTask: started.task });
-  for (;;) {
+  const state = await waitForTask(store, started.task, pollMs, (polled) => {
     if (options.stopped?.()) throw new Error(`rebuild of ${plan.from} stopped before it finished`);
-    const { body: state } = await request<TaskStatus>(store, "GET", `/_tasks/${started.task}`);
-    const status = state.task?.status;
+    const status = polled.task?.status;
     progress.copied = (status?.created ?? 0) + (status?.updated ?? 0);
     options.onProgress?.(progress);
-    if (state.completed) {
-      const failures = state.response?.failures ?? [];
-      if (state.error !== undefined || failures.length > 0)
-        throw new Error(
-          `copying ${plan.from} into ${plan.to} failed: ${(state.error?.reason ?? JSON.stringify(failures[0])).slice(0, 500)}`,
-        );
-      break;
-    }
-    await sleep(pollMs);
-  }
+  });
+  if (state === undefined) throw new Error(`the copy task of ${plan.from} is gone before it finished`);
+  const failures = state.response?.failures ?? [];
+  if (state.error !== undefined || failures.length > 0)
+    throw new Error(
+      `copying ${plan.from} into ${plan.to} failed: ${(state.error?.reason ?? JSON.stringify(failures[0])).slice(0, 500)}`,
+    );
   await request(store, "POST", `/${plan.to}/_refresh`);
   const copied = await count(store, plan.to);
   if (copied !== total)
@@ -176,12 +183,7 @@ export async function rebuildIndex(
   progress.copied = copied;
   const rebuiltAt = (options.now?.() ?? new Date()).toISOString();
   await writeMeta(store, plan.to, { rebuiltFrom: plan.from, rebuiltAt });
-  await request(store, "POST", "/_aliases", {
-    actions: [
-      { remove: { index: plan.from, alias: plan.alias } },
-      { add: { index: plan.to, alias: plan.alias } },
-    ],
-  });
+  await moveAlias(store, plan.alias, plan.from, plan.to);
   return progress;
 }
 

@@ -5,6 +5,7 @@
  */
 import { type CortexStore, request } from "../store/client.js";
 import { aliasedIndices, moveAlias } from "../store/generations.js";
+import { waitForTask } from "../store/rebuild.js";
 
 type Properties = Record<string, { analyzer?: string; properties?: Properties }>;
 
@@ -50,19 +51,9 @@ export async function downgradeKnowledgeIndex(store: CortexStore, version = 3): 
     "/_reindex?wait_for_completion=false",
     { source: { index: current, size: 1_000 }, dest: { index: previous } },
   );
-  for (;;) {
-    const { body: task } = await request<{ completed: boolean; response?: { failures?: unknown[] } }>(
-      store,
-      "GET",
-      `/_tasks/${started.task}`,
-    );
-    if (task.completed) {
-      if ((task.response?.failures ?? []).length > 0)
-        throw new Error(`downgrade copy failed: ${JSON.stringify(task)}`);
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
+  const task = await waitForTask(store, started.task, 1_000);
+  if ((task?.response?.failures ?? []).length > 0)
+    throw new Error(`downgrade copy failed: ${JSON.stringify(task)}`);
   await request(store, "POST", `/${previous}/_refresh`);
   await moveAlias(store, alias, current, previous);
   await request(store, "DELETE", `/${current}`);
