@@ -128,6 +128,7 @@ export function setupControllers(manager: Manager, options: OperatorOptions, ope
     },
     cortexReadings: {
       embeddings: async (namespace, name) => (await cortex.clientFor(namespace, name)).embeddings(),
+      migrations: async (namespace, name) => (await cortex.clientFor(namespace, name)).migrations(),
       storage: async (namespace, name) => (await cortex.clientFor(namespace, name)).storage(),
       ignoreDeployment: options.cortexUrl !== undefined,
     },

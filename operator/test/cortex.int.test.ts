@@ -476,6 +476,7 @@ describe("an appliance's data checked by the operator against the real Cortex", 
     status?: {
       consistency?: { consistent: boolean; findings: number; byKind?: unknown[]; examples?: string[] };
       embeddings?: unknown;
+      migrations?: unknown;
       storage?: { writesRefused: boolean; refusal?: string };
       conditions?: { type: string; status: string; reason: string; message: string }[];
     };
@@ -539,6 +540,15 @@ describe("an appliance's data checked by the operator against the real Cortex", 
       message: "no embedding model: retrieval is by words only",
     });
     expect(appliance.status?.embeddings).toEqual({ dimensions: 384, state: "none", done: 0, total: 0 });
+  }, 90_000);
+
+  it("reports Cortex's index migrations (a fresh Cortex has nothing to migrate)", async () => {
+    const appliance = await untilCondition("IndexesCurrent", "True");
+    expect(getStatusCondition(appliance, "IndexesCurrent")).toMatchObject({
+      reason: "IndexesCurrent",
+      message: expect.stringMatching(/^every index is on index template \d+$/),
+    });
+    expect(appliance.status?.migrations).toMatchObject({ state: "current", kept: [] });
   }, 90_000);
 
   it("reports the room left, writes refused while OpenSearch blocks them, and room again once it lifts", async () => {

@@ -11,6 +11,7 @@ import { waitFor } from "../../test/harness/src/wait.js";
 import {
   applianceReadyAndCurrent,
   chart,
+  conditions,
   cortexApi,
   helm,
   imageParts,
@@ -157,6 +158,16 @@ export function describeUpgradeFromPrevious(): void {
       expect(migrated.rebuild?.copied).toBe(migrated.rebuild?.total);
       expect(migrated.kept.map((kept) => kept.index)).toEqual([migrated.rebuild?.from]);
       measured.knowledgeRebuild = migrated.rebuild;
+      // The operator reads it too (at once when the new Cortex came up): the appliance names the kept index.
+      await waitFor(
+        async () => {
+          const indexes = (await conditions()).find((condition) => condition.type === "IndexesCurrent");
+          return indexes?.status === "True" && indexes.message.includes(`${migrated.rebuild?.from} until `)
+            ? true
+            : undefined;
+        },
+        { what: "IndexesCurrent naming the kept index", timeoutMs: 90_000, intervalMs: 1_000 },
+      );
 
       // The admin confirms the migration with the plugin: the kept index goes.
       const plugins = await installPlugin();

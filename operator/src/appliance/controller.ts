@@ -4,7 +4,7 @@
  * are read without a cache), and watches what else changes an appliance: its retained PVCs and OpenSearch pods (by the
  * appliance label), nodes (GPU changes only), RuntimeClasses and the ingress controller's EndpointSlices.
  */
-import type { BackupAttachment, EmbeddingStatus, StorageStatus } from "@remram/contract";
+import type { BackupAttachment, EmbeddingStatus, MigrationStatus, StorageStatus } from "@remram/contract";
 import type { Cache } from "../runtime/cache.js";
 import type { Controller } from "../runtime/controller.js";
 import type { InformerEvent } from "../runtime/informer.js";
@@ -24,6 +24,7 @@ import {
   type IngressControllerService,
   ingressProxiesOf,
 } from "./ingress-controller.js";
+import { migrationsStatus } from "./migration-watch.js";
 import { ModelPuller } from "./model-puller.js";
 import { ApplianceReconciler, type PodLike, type RemramAppliance } from "./reconciler.js";
 import { applianceStorage } from "./storage.js";
@@ -57,11 +58,12 @@ export interface ApplianceControllerOptions {
   /** How an appliance's data is checked (Cortex's /admin/check), and how often. */
   consistencyCheck?: { run: RunConsistencyCheck; intervalMs: number; ignoreDeployment?: boolean };
   /**
-   * How an appliance's Cortex is asked whether its vectors are current (GET /admin/embeddings) and how much room
-   * it has left (GET /admin/storage).
+   * How an appliance's Cortex is asked whether its vectors are current (GET /admin/embeddings), whether an index
+   * migration runs (GET /admin/migrations) and how much room it has left (GET /admin/storage).
    */
   cortexReadings?: {
     embeddings: (namespace: string, name: string) => Promise<EmbeddingStatus>;
+    migrations: (namespace: string, name: string) => Promise<MigrationStatus>;
     storage: (namespace: string, name: string) => Promise<StorageStatus>;
     ignoreDeployment?: boolean;
   };
@@ -163,6 +165,13 @@ export function setupApplianceController(manager: Manager, options: ApplianceCon
         new CortexWatch({
           read: async (namespace, name) => embeddingsStatus(await readings.embeddings(namespace, name)),
           what: "embedding status",
+          ...watching,
+        }),
+      migrations:
+        readings &&
+        new CortexWatch({
+          read: async (namespace, name) => migrationsStatus(await readings.migrations(namespace, name)),
+          what: "migration status",
           ...watching,
         }),
       storage:

@@ -9,6 +9,8 @@ import type { Logger } from "pino";
 interface WatchState<S> {
   reading: boolean;
   lastReadMs?: number;
+  /** Cortex was seen unavailable since the last read (restarted, perhaps as a new release): ask at once. */
+  stale?: boolean;
   status?: S;
 }
 
@@ -42,8 +44,10 @@ export class CortexWatch<S> {
     this.watched.set(key, state);
     const status = state.status ?? previous;
     const now = this.options.now();
-    const dueInMs = state.lastReadMs === undefined ? 0 : state.lastReadMs + pollMs(status) - now;
     const reachable = cortexAvailable || this.options.ignoreDeployment === true;
+    if (!reachable) state.stale = true;
+    const dueInMs =
+      state.lastReadMs === undefined || state.stale === true ? 0 : state.lastReadMs + pollMs(status) - now;
     if (!state.reading && reachable && dueInMs <= 0) this.start(key, namespace, name, state, now);
     return {
       ...(status === undefined ? {} : { status }),
@@ -57,6 +61,7 @@ export class CortexWatch<S> {
 
   private start(key: string, namespace: string, name: string, state: WatchState<S>, now: number): void {
     state.reading = true;
+    state.stale = false;
     state.lastReadMs = now;
     this.options
       .read(namespace, name)

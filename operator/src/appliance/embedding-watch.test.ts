@@ -1,7 +1,5 @@
 import type { EmbeddingStatus } from "@remram/contract";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { CortexWatch } from "./cortex-watch.js";
 import {
   type EmbeddingsStatus,
   embeddingsCondition,
@@ -10,6 +8,7 @@ import {
   movingPollMs,
   settledPollMs,
 } from "./embedding-watch.js";
+import { watchHarness } from "./testing/cortex-watch.js";
 
 const reembedding: EmbeddingStatus = {
   model: "nomic-embed-text",
@@ -30,37 +29,8 @@ const current: EmbeddingStatus = {
 
 const wanted = { model: "nomic-embed-text", dimensions: 768 };
 
-/** A watch of the embedding status with a clock the test moves and a Cortex it answers for. */
-function harness() {
-  let now = Date.parse("2026-11-28T10:00:00Z");
-  const answers: EmbeddingStatus[] = [];
-  const settled: string[] = [];
-  let asked = 0;
-  const watch = new CortexWatch({
-    read: async () => {
-      asked += 1;
-      const answer = answers.shift();
-      if (answer === undefined) throw new Error("Cortex unavailable");
-      return embeddingsStatus(answer);
-    },
-    what: "embedding status",
-    now: () => now,
-    settled: (key) => settled.push(key),
-    log: pino({ level: "silent" }),
-  });
-  const observe = (previous: EmbeddingsStatus | undefined, available = true) =>
-    watch.observe("ns", "home", previous, (last) => embeddingsPollMs(last, wanted), available);
-  return {
-    observe,
-    answers,
-    settled,
-    asked: () => asked,
-    flush: () => new Promise((resolve) => setImmediate(resolve)),
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-}
+const harness = () =>
+  watchHarness(embeddingsStatus, (last: EmbeddingsStatus | undefined) => embeddingsPollMs(last, wanted));
 
 describe("the re-embedding a model change sets off, as status and a condition, read by a CortexWatch", () => {
   it("sums objects and chunks and names the model replaced", () => {

@@ -1,6 +1,6 @@
 /**
  * The operator's typed client for the Cortex endpoints it calls: /dimensions, /dream, /proposals, /promote,
- * /admin/check, /admin/embeddings, /admin/storage, /admin/backups and /admin/restore.
+ * /admin/check, /admin/embeddings, /admin/migrations, /admin/storage, /admin/backups and /admin/restore.
  * Requests and responses are Cortex's own schemas (@remram/contract): a request the contract no longer takes
  * fails the operator's build, and an answer is parsed so a drift at run time fails loudly here instead of writing
  * nonsense into status. Errors say whether Cortex was unreachable (retry with backoff) or refused the request (a
@@ -21,6 +21,8 @@ import {
   dreamReportSchema,
   type EmbeddingStatus,
   embeddingStatus,
+  type MigrationStatus,
+  migrationStatus,
   type PromoteRequestInput,
   promoteResponse,
   proposalSchema,
@@ -152,6 +154,11 @@ export class CortexClient {
   /** Whether every stored item has a vector of the configured model, or how far a re-embedding has come. */
   embeddings(): Promise<EmbeddingStatus> {
     return this.call("GET", routes.embeddingStatus.url, undefined, embeddingStatus);
+  }
+
+  /** Whether a release's index migration (a knowledge index rebuild) runs, and which old indices are kept. */
+  migrations(): Promise<MigrationStatus> {
+    return this.call("GET", routes.migrationStatus.url, undefined, migrationStatus);
   }
 
   /** Room left on Cortex's volumes and OpenSearch's disk, and whether writes are refused for want of it. */

@@ -704,6 +704,51 @@ export const remramApplianceStatus = z
       .strict()
       .optional()
       .describe("Cortex's vectors: current, or being made again with a changed embedding model."),
+    migrations: z
+      .object({
+        templateVersion: z
+          .int()
+          .min(1)
+          .describe("The index template version Cortex builds its indices from."),
+        state: z.enum(["starting", "current", "rebuilding", "waiting"]),
+        rebuilding: z
+          .object({
+            from: z.string().max(255),
+            to: z.string().max(255),
+            copied: z.int().min(0),
+            total: z.int().min(0),
+          })
+          .strict()
+          .optional()
+          .describe("The knowledge index copy running now: reads are served, writes wait until it ends."),
+        waiting: z
+          .string()
+          .max(500)
+          .optional()
+          .describe("Why the rebuild failed; it is tried again by itself."),
+        kept: listMap(
+          z
+            .array(
+              z
+                .object({
+                  index: z.string().max(255),
+                  deleteAfter: timestamp
+                    .optional()
+                    .describe(
+                      "When the retention deletes it; absent: only `kubectl remram migrations confirm` does.",
+                    ),
+                })
+                .strict(),
+            )
+            .max(16),
+          "index",
+        ).describe("Indices a migration replaced, kept write-blocked for a `helm rollback`."),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Cortex's index migrations: a release that changes the knowledge index rebuilds it beside the live one.",
+      ),
     storage: z
       .object({
         volumes: listMap(
@@ -823,6 +868,10 @@ export const ApplianceReason = {
   EmbeddingsCurrent: "EmbeddingsCurrent",
   Reembedding: "Reembedding",
   NoEmbeddingModel: "NoEmbeddingModel",
+  // IndexesCurrent (never blocks Ready: reads go on during a rebuild, writes wait for it with 503)
+  IndexesCurrent: "IndexesCurrent",
+  RebuildingIndex: "RebuildingIndex",
+  RebuildWaiting: "RebuildWaiting",
   // StorageAvailable (never blocks Ready: reads go on while writes are refused)
   SpaceAvailable: "SpaceAvailable",
   SpaceLow: "SpaceLow",
