@@ -10,13 +10,16 @@
  * 100k texts on a 2-core CPU would dominate the run). Queries are all distinct, so every
  * "with embedding" request pays for its own query embedding; those runs use fewer requests for the same reason.
  * Quality uses the labelled corpus sampled to BENCH_QUALITY_PER_TEMPLATE (default 5) facts per template.
+ *
+ * BENCH_EMBED_RUNTIME=onnx embeds in Cortex's process (MiniLM int8 ONNX from hack/install-embedding-onnx.sh,
+ * BENCH_EMBED_THREADS threads) instead of through Ollama, and writes bench/results/retrieve-onnx.json.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RetrieveResponse } from "@remram/contract";
 import { ingestEvent } from "@remram/contract";
-import { startOllama, startOpenSearch } from "@remram/test-harness";
+import { cacheDir, startOllama, startOpenSearch } from "@remram/test-harness";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../cortex/src/app.js";
 import { cortexConfig } from "../cortex/src/config.js";
@@ -35,6 +38,9 @@ import { type LatencySummary, runLoad } from "../cortex/test/fixtures/load.js";
 import { answerRanks, rankers, summarize } from "../cortex/test/fixtures/quality.js";
 
 const sizes = (process.env.BENCH_RETRIEVE_SIZES ?? "10000").split(",").map(Number);
+const runtime = process.env.BENCH_EMBED_RUNTIME === "onnx" ? "onnx" : "ollama";
+const onnxModel = { name: "all-minilm-l6-v2-q", dir: join(cacheDir, "embedding-onnx", "all-minilm-l6-v2-q") };
+const embedThreads = Number(process.env.BENCH_EMBED_THREADS ?? 1);
 const concurrencies = [1, 4, 16];
 const poolSize = Number(process.env.BENCH_POOL ?? 100);
 const qualityPerTemplate = Number(process.env.BENCH_QUALITY_PER_TEMPLATE ?? 5);
@@ -56,7 +62,10 @@ async function cortex(indexPrefix: string, withEmbeddings: boolean): Promise<Fas
       embedTimeoutMs: 30_000,
       embedBatchSize: 16,
       embedBatchTimeoutMs: 600_000,
-      ...(withEmbeddings && { ollamaUrl: ollama.endpoints.url, embedModel: ollama.endpoints.embedModel }),
+      ...(withEmbeddings &&
+        (runtime === "onnx"
+          ? { embedRuntime: "onnx", embedModelDir: onnxModel.dir, embedModel: onnxModel.name, embedThreads }
+          : { ollamaUrl: ollama.endpoints.url, embedModel: ollama.endpoints.embedModel })),
     }),
   });
   await app.cortex.initialized;
@@ -211,12 +220,16 @@ try {
     benchmark: "retrieve",
     finishedAt: new Date().toISOString(),
     goals: { p50Ms: 25, p95Ms: 60, at: "100k objects, concurrency 4" },
-    embedModel: ollama.endpoints.embedModel,
+    embedModel: runtime === "onnx" ? onnxModel.name : ollama.endpoints.embedModel,
+    embedRuntime: runtime === "onnx" ? { runtime, threads: embedThreads } : { runtime },
     quality,
     latency,
   };
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, "retrieve.json"), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(
+    join(resultsDir, runtime === "onnx" ? "retrieve-onnx.json" : "retrieve.json"),
+    `${JSON.stringify(result, null, 2)}\n`,
+  );
   console.log(JSON.stringify(result, null, 2));
 } finally {
   await ollama.stop();

@@ -15,6 +15,9 @@ if [ -f node_modules/.remram-lock-hash ] && [ "$(cat node_modules/.remram-lock-h
   build_contract
   log "node_modules up to date"; exit 0
 fi
+# onnxruntime-node ships its CPU runtime in the package; its install script would fetch CUDA providers from NuGet,
+# which Cortex does not use (and this machine cannot reach).
+export ONNXRUNTIME_NODE_INSTALL=skip
 log "npm ci (from package-lock.json)"
 npm ci --no-audit --no-fund --loglevel=error \
   || die "npm ci failed: if it says the lock is out of sync, run npm install, review the package-lock.json diff and commit it"

@@ -30,6 +30,7 @@ import { createStore } from "./store/client.js";
 import { countObjectsByTypeAndStatus, incrementUsage } from "./store/counters.js";
 import { createOllamaEmbedder } from "./store/embedder.js";
 import { ensureIndices } from "./store/indices.js";
+import { loadOnnxEmbedder } from "./store/onnx-embedder.js";
 
 /** How often the credentials folder is re-read: a rotated Secret reaches the files at the kubelet's next sync. */
 const credentialRefreshMs = 5_000;
@@ -82,19 +83,31 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     embedDimensions: config.embedDimensions,
   });
   let metrics: CortexMetrics | undefined;
+  const observeEmbedding = (seconds: number, purpose: "query" | "ingest") =>
+    metrics?.embeddingDuration.observe({ purpose }, seconds);
   const embedder =
-    config.ollamaUrl === undefined
-      ? null
-      : createOllamaEmbedder({
-          url: config.ollamaUrl,
+    config.embedRuntime === "onnx" && config.embedModelDir !== undefined
+      ? await loadOnnxEmbedder({
+          dir: config.embedModelDir,
           model: config.embedModel,
           dimensions: config.embedDimensions,
           batchSize: config.embedBatchSize,
-          concurrency: config.embedConcurrency,
+          threads: config.embedThreads,
           queryTimeoutMs: config.embedTimeoutMs,
-          batchTimeoutMs: config.embedBatchTimeoutMs,
-          observe: (seconds, purpose) => metrics?.embeddingDuration.observe({ purpose }, seconds),
-        });
+          observe: observeEmbedding,
+        })
+      : config.ollamaUrl === undefined
+        ? null
+        : createOllamaEmbedder({
+            url: config.ollamaUrl,
+            model: config.embedModel,
+            dimensions: config.embedDimensions,
+            batchSize: config.embedBatchSize,
+            concurrency: config.embedConcurrency,
+            queryTimeoutMs: config.embedTimeoutMs,
+            batchTimeoutMs: config.embedBatchTimeoutMs,
+            observe: observeEmbedding,
+          });
   metrics = createMetrics(() => countObjectsByTypeAndStatus(store, 2_000));
   const usage = new UsageTracker(
     (counts, at) => incrementUsage(store, counts, at),

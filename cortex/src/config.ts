@@ -47,6 +47,14 @@ export const cortexConfig = z
       .regex(/^[a-z][a-z0-9-]{0,40}$/)
       .default("remram"),
     ollamaUrl: z.url().optional(),
+    /**
+     * Where vectors are computed: by Ollama at ollamaUrl (no ollamaUrl: no vectors), or in Cortex's own process with
+     * ONNX Runtime from the model folder embedModelDir (store/onnx-embedder.ts), a few milliseconds a query.
+     */
+    embedRuntime: z.enum(["ollama", "onnx"]).default("ollama"),
+    embedModelDir: z.string().min(1).optional(),
+    /** ONNX Runtime's threads for one embedding run (onnx runtime only). */
+    embedThreads: z.coerce.number().int().min(1).max(16).default(1),
     embedModel: z.string().min(1).default("all-minilm-l6-v2"),
     embedDimensions: z.coerce.number().int().min(8).max(4096).default(384),
     embedBatchSize: z.coerce.number().int().min(1).max(512).default(64),
@@ -141,6 +149,11 @@ export const cortexConfig = z
   .refine((config) => config.backupDir === undefined || config.backupS3 === undefined, {
     message: "CORTEX_BACKUP_DIR and CORTEX_BACKUP_S3_ENDPOINT name two backup destinations: set one",
     path: ["backupDir"],
+  })
+  .refine((config) => config.embedRuntime !== "onnx" || config.embedModelDir !== undefined, {
+    message:
+      "CORTEX_EMBED_RUNTIME=onnx needs CORTEX_EMBED_MODEL_DIR, the folder of the model (model.onnx, tokenizer.json, embedding.json)",
+    path: ["embedModelDir"],
   });
 export type CortexConfig = z.output<typeof cortexConfig>;
 export type CortexConfigInput = z.input<typeof cortexConfig>;
@@ -153,6 +166,9 @@ const envKeys: Record<string, keyof CortexConfig> = {
   CORTEX_OPENSEARCH_URL: "opensearchUrl",
   CORTEX_INDEX_PREFIX: "indexPrefix",
   CORTEX_OLLAMA_URL: "ollamaUrl",
+  CORTEX_EMBED_RUNTIME: "embedRuntime",
+  CORTEX_EMBED_MODEL_DIR: "embedModelDir",
+  CORTEX_EMBED_THREADS: "embedThreads",
   CORTEX_EMBED_MODEL: "embedModel",
   CORTEX_EMBED_DIMENSIONS: "embedDimensions",
   CORTEX_EMBED_BATCH_SIZE: "embedBatchSize",

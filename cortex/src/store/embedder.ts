@@ -3,14 +3,16 @@
  * and a small cache of query vectors (the hooks ask the same question again on retries and follow-ups).
  */
 import { Ollama } from "ollama";
+import { QueryVectorCache } from "./query-vector-cache.js";
 
 export interface Embedder {
+  /** The model the vectors come from, as the vector indices record it. */
   readonly model: string;
   /** Vectors for many texts (ingest): batched, `concurrency` batches in flight. */
   embedMany(texts: readonly string[]): Promise<number[][]>;
   /** One query vector within the query time limit. */
   embedQuery(text: string): Promise<number[]>;
-  /** Whether the model is registered with Ollama. */
+  /** Whether the model can be used: registered with Ollama, or loaded in process. */
   modelPresent(timeoutMs: number): Promise<boolean>;
 }
 
@@ -75,8 +77,7 @@ export function firstHalf(text: string): string {
 export function createOllamaEmbedder(options: EmbedderOptions): Embedder {
   const queryClient = clientWithTimeout(options.url, options.queryTimeoutMs);
   const batchClient = clientWithTimeout(options.url, options.batchTimeoutMs ?? 60_000);
-  const queryCache = new Map<string, number[]>();
-  const queryCacheSize = 512;
+  const queryCache = new QueryVectorCache(512);
 
   const check = (vectors: number[][], expected: number): number[][] => {
     if (vectors.length !== expected)
@@ -131,21 +132,12 @@ export function createOllamaEmbedder(options: EmbedderOptions): Embedder {
     },
     async embedQuery(text) {
       const cached = queryCache.get(text);
-      if (cached !== undefined) {
-        // Refresh its place: the map's insertion order is the eviction order.
-        queryCache.delete(text);
-        queryCache.set(text, cached);
-        return cached;
-      }
+      if (cached !== undefined) return cached;
       const started = performance.now();
       const [vector] = await embedFitting(queryClient, [text]);
       options.observe?.((performance.now() - started) / 1000, "query");
       if (vector === undefined) throw new Error("embedding model returned no vector");
       queryCache.set(text, vector);
-      if (queryCache.size > queryCacheSize) {
-        const oldest = queryCache.keys().next().value;
-        if (oldest !== undefined) queryCache.delete(oldest);
-      }
       return vector;
     },
     async modelPresent(timeoutMs) {
