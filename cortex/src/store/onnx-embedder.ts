@@ -1,8 +1,8 @@
 /**
  * Embeddings computed inside Cortex with ONNX Runtime (CORTEX_EMBED_RUNTIME=onnx): a sentence-transformers model
  * exported to ONNX (MiniLM, int8-quantized, by default), its tokenizer.json read by Hugging Face's tokenizers.js.
- * A query vector costs milliseconds here where a call to Ollama costs tens of them on the same CPU (the HTTP
- * round trip and Ollama's runner), which is most of /retrieve's time (bench/results/embedding.json).
+ * A query vector costs about 5 ms here where a call to Ollama costs about 60 on the same 2-core CPU (the HTTP round
+ * trip and Ollama's runner), which was most of /retrieve's time with vectors (bench/results/embedding.json).
  *
  * The model folder holds model.onnx, tokenizer.json and embedding.json (its name, dimensions, token limit and
  * pooling); hack/install-embedding-onnx.sh makes it. Cutting and pooling are pure functions below.
@@ -119,7 +119,7 @@ export async function loadOnnxEmbedder(options: OnnxEmbedderOptions): Promise<Em
   /**
    * One text's vector, from a run of its own: the int8 model quantizes activations per run, so in a padded batch the
    * other texts would shift a text's vector (by about 0.006 in cosine) and the same text would not always get the
-   * same vector. Batching gains little here anyway (bench/results/embedding.json).
+   * same vector. Batching gained little anyway: about 15 % more texts a second with 64 a run, measured on MiniLM.
    */
   const embed = async (text: string): Promise<number[]> => {
     const encoded = encode(text);

@@ -1,7 +1,8 @@
 /**
  * What the operator does for an appliance's data besides running it: the periodic consistency check, the
- * scheduled backups, and watching its vectors (a re-embedding), its index migrations and the room it has left. Each runs in the background and reports through status and a
- * condition; this gathers them for the reconciler, which requeues at the soonest of their next times.
+ * scheduled backups, and watching its vectors (a re-embedding), its index migrations and the room it has left.
+ * Each runs in the background and reports through status and a condition; this gathers them for the reconciler,
+ * which requeues at the soonest of their next times.
  */
 import type { RemramApplianceSpec, RemramApplianceStatus } from "../api/v1alpha1/remram-appliance.js";
 import type { ConditionInput } from "../runtime/conditions.js";
