@@ -10,9 +10,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cacheDir, startOllama } from "@remram/test-harness";
+import { onnxEmbeddingModel, startOllama } from "@remram/test-harness";
 import { createOllamaEmbedder, type Embedder } from "../cortex/src/store/embedder.js";
 import { loadOnnxEmbedder } from "../cortex/src/store/onnx-embedder.js";
+import { cosine } from "../cortex/src/testing/vectors.js";
 import { bulkCorpus, loadQuestions } from "../cortex/test/fixtures/corpus.js";
 import { type LatencySummary, percentile, runLoad } from "../cortex/test/fixtures/load.js";
 import { loadCorpus } from "./pollution-corpus.js";
@@ -21,7 +22,7 @@ const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
 const questionCount = Number(process.env.BENCH_EMBED_QUESTIONS ?? 300);
 const statementCount = Number(process.env.BENCH_EMBED_STATEMENTS ?? 2_000);
 const batchSize = 64;
-const onnxModel = { name: "all-minilm-l6-v2-q", dir: join(cacheDir, "embedding-onnx", "all-minilm-l6-v2-q") };
+const onnxModel = onnxEmbeddingModel();
 
 const turns = loadCorpus().flatMap((conversation) =>
   conversation.sessions.flatMap((session) =>
@@ -32,18 +33,6 @@ const texts = [...new Set([...turns, ...bulkCorpus(20261129, statementCount, sta
 const questions = loadQuestions(4711, questionCount * 3);
 
 const ollama = await startOllama();
-
-function cosine(a: readonly number[], b: readonly number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  a.forEach((value, i) => {
-    dot += value * (b[i] ?? 0);
-    na += value * value;
-    nb += (b[i] ?? 0) ** 2;
-  });
-  return dot / Math.sqrt(na * nb);
-}
 
 async function measure(name: string, embedder: Embedder, questionOffset: number) {
   // Warm: the first call loads Ollama's runner, or ONNX Runtime's kernels.

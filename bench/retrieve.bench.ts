@@ -19,7 +19,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RetrieveResponse } from "@remram/contract";
 import { ingestEvent } from "@remram/contract";
-import { cacheDir, startOllama, startOpenSearch } from "@remram/test-harness";
+import { onnxEmbeddingModel, startOllama, startOpenSearch } from "@remram/test-harness";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../cortex/src/app.js";
 import { cortexConfig } from "../cortex/src/config.js";
@@ -39,7 +39,7 @@ import { answerRanks, rankers, summarize } from "../cortex/test/fixtures/quality
 
 const sizes = (process.env.BENCH_RETRIEVE_SIZES ?? "10000").split(",").map(Number);
 const runtime = process.env.BENCH_EMBED_RUNTIME === "onnx" ? "onnx" : "ollama";
-const onnxModel = { name: "all-minilm-l6-v2-q", dir: join(cacheDir, "embedding-onnx", "all-minilm-l6-v2-q") };
+const onnxModel = onnxEmbeddingModel();
 const embedThreads = Number(process.env.BENCH_EMBED_THREADS ?? 1);
 const concurrencies = [1, 4, 16];
 const poolSize = Number(process.env.BENCH_POOL ?? 100);

@@ -1,11 +1,11 @@
-import { join } from "node:path";
 import type { EmbeddingStatus } from "@remram/contract";
-import { cacheDir } from "@remram/test-harness";
+import { onnxEmbeddingModel } from "@remram/test-harness";
 import { testbedEndpoints } from "@remram/test-harness/vitest";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Embedder } from "../src/store/embedder.js";
 import { loadOnnxEmbedder } from "../src/store/onnx-embedder.js";
+import { cosine } from "../src/testing/vectors.js";
 import {
   dropIndices,
   ingestEvents,
@@ -20,7 +20,8 @@ import {
 // from Ollama's vectors to in-process ones, which the re-embedding of a model change carries out. Costs about 15 s.
 const { url: opensearchUrl } = testbedEndpoints("opensearch");
 const ollama = testbedEndpoints("ollama");
-const onnx = { dir: join(cacheDir, "embedding-onnx", "all-minilm-l6-v2-q"), model: "all-minilm-l6-v2-q" };
+const { name: onnxModel, dir: onnxDir } = onnxEmbeddingModel();
+const onnx = { dir: onnxDir, model: onnxModel };
 const statements = [
   "Ana is allergic to penicillin",
   "The spare house key hangs behind the fuse box",
@@ -36,18 +37,6 @@ const questions: [string, number][] = [
   ["how often do the vegetable plants in the garden get water", 3],
   ["how can visitors get on the internet", 4],
 ];
-
-const cosine = (a: readonly number[], b: readonly number[]) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  a.forEach((value, i) => {
-    dot += value * (b[i] ?? 0);
-    na += value * value;
-    nb += (b[i] ?? 0) ** 2;
-  });
-  return dot / Math.sqrt(na * nb);
-};
 
 describe("embeddings computed in Cortex's own process", () => {
   let embedder: Embedder;

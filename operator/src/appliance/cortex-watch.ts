@@ -5,6 +5,18 @@
  * leader, a restart), what status says stands.
  */
 import type { Logger } from "pino";
+import { ApplianceReason } from "../api/v1alpha1/remram-appliance.js";
+import type { ConditionInput } from "../runtime/conditions.js";
+
+/** The condition a watch reports until Cortex has answered, or while Cortex says it is still setting up. */
+export function notReadYetCondition(type: string): ConditionInput {
+  return {
+    type,
+    status: "Unknown",
+    reason: ApplianceReason.NotCheckedYet,
+    message: "asked once Cortex has set up its indices",
+  };
+}
 
 interface WatchState<S> {
   reading: boolean;

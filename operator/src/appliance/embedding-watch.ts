@@ -7,6 +7,7 @@
 import type { EmbeddingStatus } from "@remram/contract";
 import { ApplianceReason, type RemramApplianceStatus } from "../api/v1alpha1/remram-appliance.js";
 import type { ConditionInput } from "../runtime/conditions.js";
+import { notReadYetCondition } from "./cortex-watch.js";
 
 export type EmbeddingsStatus = NonNullable<RemramApplianceStatus["embeddings"]>;
 
@@ -31,14 +32,7 @@ export function embeddingsStatus(status: EmbeddingStatus): EmbeddingsStatus {
 
 export function embeddingsCondition(status: EmbeddingsStatus | undefined): ConditionInput {
   const base = { type: conditionType };
-  if (status === undefined || status.state === "starting") {
-    return {
-      ...base,
-      status: "Unknown",
-      reason: ApplianceReason.NotCheckedYet,
-      message: "asked once Cortex has set up its indices",
-    };
-  }
+  if (status === undefined || status.state === "starting") return notReadYetCondition(conditionType);
   if (status.state === "none") {
     return {
       ...base,

@@ -7,6 +7,7 @@
 import type { MigrationStatus } from "@remram/contract";
 import { ApplianceReason, type RemramApplianceStatus } from "../api/v1alpha1/remram-appliance.js";
 import type { ConditionInput } from "../runtime/conditions.js";
+import { notReadYetCondition } from "./cortex-watch.js";
 
 export type MigrationsStatus = NonNullable<RemramApplianceStatus["migrations"]>;
 
@@ -35,14 +36,7 @@ export function migrationsStatus(status: MigrationStatus): MigrationsStatus {
 
 export function migrationsCondition(status: MigrationsStatus | undefined): ConditionInput {
   const base = { type: conditionType };
-  if (status === undefined || status.state === "starting") {
-    return {
-      ...base,
-      status: "Unknown",
-      reason: ApplianceReason.NotCheckedYet,
-      message: "asked once Cortex has set up its indices",
-    };
-  }
+  if (status === undefined || status.state === "starting") return notReadYetCondition(conditionType);
   const version = `index template ${status.templateVersion}`;
   if (status.state === "current") {
     return {

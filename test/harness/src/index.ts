@@ -24,4 +24,5 @@ export {
 export { type S3Endpoints, startS3Server } from "./services/s3.js";
 export type * from "./services/types.js";
 export { startTestbed, type TestbedEndpoints } from "./testbed.js";
+export { onnxEmbeddingModel } from "./versions.js";
 export { httpReady, waitFor } from "./wait.js";
