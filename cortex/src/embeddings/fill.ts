@@ -70,15 +70,24 @@ export class EmbeddingFill {
     return vectors.embedding?.complete === false || chunks.embedding?.complete === false;
   }
 
+  /**
+   * Whether the fill is still at work: a generation waits, or the run is marking them complete and deleting the
+   * old indices (reported "current" only once that is over, so a caller never finds the old indices still there).
+   */
+  private get filling(): boolean {
+    return this.needed || (this.running !== undefined && this.finishedAt === undefined);
+  }
+
   status(): EmbeddingStatus {
     const { embedder, store } = this.context;
     const { vectors, chunks } = this.generations;
     const replacing = vectors.embedding?.replacing ?? chunks.embedding?.replacing;
+    const filling = this.filling;
     return {
       model: embedder?.model ?? null,
       dimensions: store.embedDimensions,
-      state: embedder === null ? "none" : this.needed ? "reembedding" : "current",
-      ...(this.needed && replacing !== undefined && { replacing }),
+      state: embedder === null ? "none" : filling ? "reembedding" : "current",
+      ...(filling && replacing !== undefined && { replacing }),
       ...(this.startedAt !== undefined && { startedAt: this.startedAt }),
       ...(this.finishedAt !== undefined && { finishedAt: this.finishedAt }),
       objects: { ...this.objects },
