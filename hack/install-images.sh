@@ -212,7 +212,16 @@ smoke_operator() {
     /app/operator/dist/operator.js /app/operator/dist/runtime/informer.js /app/operator/dist/config.js \
     /app/operator/dist/cortex/client.js
 }
-smoke_cortex() { smoke "$1" --entrypoint node "$1" --input-type=module -e "$check_js" /app/cortex/dist/index.js; }
+# The in-process embedding model runs in the image: ONNX Runtime's binary for this platform, the model and tokenizer.
+embed_js="const { loadOnnxEmbedder } = await import('/app/cortex/dist/store/onnx-embedder.js');
+const embedder = await loadOnnxEmbedder({ dir: '/opt/remram/embedding', model: '$EMBED_ONNX_NAME', dimensions: 384,
+  batchSize: 8, threads: 1, queryTimeoutMs: 10000 });
+const vector = await embedder.embedQuery('the spare key is under the mat');
+console.log('embedded in process with $EMBED_ONNX_NAME: ' + vector.length + ' dimensions');"
+smoke_cortex() {
+  smoke "$1" --entrypoint node "$1" --input-type=module -e "$check_js" /app/cortex/dist/index.js
+  smoke "$1" --entrypoint node "$1" --input-type=module -e "$embed_js"
+}
 smoke_hooks() { smoke "$1" "$1" sh -c 'test -s /plugin/dist/index.js && echo "plugin present, uid $(id -u)"'; }
 smoke_openclaw_gateway() {
   smoke "$1" "$1" --version && smoke "$1" --entrypoint sh "$1" -c \
@@ -337,7 +346,12 @@ build_image operator "$operator" "$REPO_ROOT/operator/Dockerfile" "$context" "$n
 refs+=("operator=$operator")
 
 cortex="localhost/remram/cortex:$(package_version cortex)"
-build_image cortex "$cortex" "$REPO_ROOT/cortex/Dockerfile" "$(workspace_context cortex)" "$node_base" \
+context="$(workspace_context cortex)"
+# The in-process embedding model (make setup's embedding-onnx step, before this one).
+embedding_model="$REMRAM_CACHE/embedding-onnx/$EMBED_ONNX_NAME"
+[ -f "$embedding_model/model.onnx" ] || die "$embedding_model has no model.onnx: run hack/install-embedding-onnx.sh first"
+add_to_context "$context" "$embedding_model" cortex/embedding-model
+build_image cortex "$cortex" "$REPO_ROOT/cortex/Dockerfile" "$context" "$node_base" \
   --build-arg "VERSION=$(package_version cortex)" "${ca_options[@]}"
 refs+=("cortex=$cortex")
 

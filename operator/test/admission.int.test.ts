@@ -325,6 +325,24 @@ const invalid: [string, string, unknown, string][] = [
     appliance("box", { gateway: { dmScope: "main" }, household: household([member("alice", "telegram:1")]) }),
     "a household needs gateway.dmScope",
   ],
+  [
+    "in-process embeddings with an Ollama embedding model",
+    "remramappliances",
+    appliance("box", {
+      cortex: { embedding: { runtime: "inProcess" } },
+      ollama: { models: { embedding: "nomic" } },
+    }),
+    "cortex.embedding.runtime inProcess embeds with the model in Cortex's image (all-minilm-l6-v2-q, 384 dimensions)",
+  ],
+  [
+    "in-process embeddings of another length",
+    "remramappliances",
+    appliance("box", {
+      cortex: { embedding: { runtime: "inProcess" } },
+      ollama: { models: { embeddingDimensions: 768 } },
+    }),
+    "leave ollama.models.embedding unset and embeddingDimensions at 384",
+  ],
   ["schedule in words", "dreamschedules", schedule({ schedule: "every day" }), "five-field cron expression"],
   [
     "schedule with three fields",
@@ -498,6 +516,20 @@ describe("the CRDs reject invalid objects at admission", () => {
       spec: { household: { id: "home" }, gateway: { dmScope: "per-channel-peer" } },
     });
     await admin.delete(`${api}/remramappliances/household`);
+  });
+
+  it("accepts in-process embeddings, with the embedding model left to Cortex's image", async () => {
+    const created = await admin.create(
+      `${api}/remramappliances?fieldValidation=Strict`,
+      appliance("in-process", { cortex: { embedding: { runtime: "inProcess" } } }),
+    );
+    expect(created).toMatchObject({
+      spec: {
+        cortex: { embedding: { runtime: "inProcess" } },
+        ollama: { models: { embeddingDimensions: 384 } },
+      },
+    });
+    await admin.delete(`${api}/remramappliances/in-process`);
   });
 
   it("accepts an Ingress with its defaults and channels the household's members are on", async () => {

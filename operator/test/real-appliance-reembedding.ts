@@ -1,9 +1,10 @@
 // A household changes its embedding model on real pods: `kubectl patch` of spec.ollama.models.embedding and its
 // dimensions. The operator gives Cortex the new model (Cortex rolls), Cortex re-embeds every object and chunk into
 // indices of the new dimension, and the operator reports it in status.embeddings and EmbeddingsCurrent; what the
-// household said before is still recalled. Then back to MiniLM, which re-embeds once more, so the suites after
-// this one run on the appliance as installed. SmolLM2 stands in for "another embedding model": the registry
-// beside the node holds no second embedding model, and Ollama embeds with SmolLM2 (576 dimensions).
+// household said before is still recalled. SmolLM2 stands in for "another embedding model": the registry beside
+// the node holds no second embedding model, and Ollama embeds with SmolLM2 (576 dimensions). Then to in-process
+// embeddings (spec.cortex.embedding.runtime inProcess: the MiniLM model in Cortex's image, no Ollama model), and
+// back to MiniLM through Ollama, so the suites after this one run on the appliance as installed.
 import { describe, expect, it } from "vitest";
 import { waitFor } from "../../test/harness/src/wait.js";
 import {
@@ -25,7 +26,27 @@ interface Embeddings {
 }
 
 const patchEmbedding = (model: string, dimensions: number) =>
-  patchApplianceSpec({ ollama: { models: { embedding: model, embeddingDimensions: dimensions } } });
+  patchApplianceSpec({
+    cortex: { embedding: { runtime: "ollama" } },
+    ollama: { models: { embedding: model, embeddingDimensions: dimensions } },
+  });
+/** The model Cortex's image carries (inProcessEmbeddingModel in the API types). */
+const inProcessModel = "all-minilm-l6-v2-q";
+
+async function cortexEnv(): Promise<Record<string, string>> {
+  const json = await kubectl(["-n", namespace, "get", "deployment", "moltbox-cortex", "-o", "json"]);
+  const deployment = JSON.parse(json) as {
+    spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } };
+  };
+  const env = deployment.spec.template.spec.containers[0]?.env ?? [];
+  return Object.fromEntries(env.map((variable) => [variable.name, variable.value ?? ""]));
+}
+
+async function modelRoles(): Promise<string[]> {
+  const json = await kubectl(["-n", namespace, "get", "remramappliance", "moltbox", "-o", "json"]);
+  const models = (JSON.parse(json) as { status?: { models?: { role: string }[] } }).status?.models ?? [];
+  return models.map((model) => model.role);
+}
 
 /** Status once the appliance is Ready again and its vectors are current with `model`. */
 async function embeddedWith(model: string): Promise<{ embeddings: Embeddings; message: string }> {
@@ -68,8 +89,28 @@ export function describeReembedding(): void {
       );
       expect(await recall(knownFactQuestion)).toContain(knownFact);
 
+      // In process: the operator drops the embedding model from what Ollama must hold, Cortex embeds with its own.
+      const toInProcess = Date.now();
+      await patchApplianceSpec({
+        cortex: { embedding: { runtime: "inProcess" } },
+        ollama: { models: { embedding: null, embeddingDimensions: 384 } },
+      });
+      const inProcess = await embeddedWith(inProcessModel);
+      measured.inProcessReembeddingSeconds = Math.round((Date.now() - toInProcess) / 1000);
+      expect(inProcess.embeddings).toMatchObject({ dimensions: 384, state: "current" });
+      expect(inProcess.embeddings.done).toBe(inProcess.embeddings.total);
+      expect(await cortexEnv()).toMatchObject({
+        CORTEX_EMBED_RUNTIME: "onnx",
+        CORTEX_EMBED_MODEL_DIR: "/opt/remram/embedding",
+        REMRAM_EMBED_MODEL: inProcessModel,
+      });
+      expect(await modelRoles()).not.toContain("embedding");
+      expect(await recall(knownFactQuestion)).toContain(knownFact);
+
       await patchEmbedding(modelRegistry.embedModel, 384);
       const back = await embeddedWith(modelRegistry.embedModel);
+      expect(await cortexEnv()).not.toHaveProperty("CORTEX_EMBED_RUNTIME");
+      expect(await modelRoles()).toContain("embedding");
       expect(back.embeddings).toMatchObject({ dimensions: 384, state: "current" });
       expect(back.embeddings.done).toBe(back.embeddings.total);
       expect(await recall(knownFactQuestion)).toContain(knownFact);

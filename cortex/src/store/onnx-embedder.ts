@@ -10,7 +10,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
-import { InferenceSession, Tensor } from "onnxruntime-node";
+import { env, InferenceSession, Tensor } from "onnxruntime-node";
 import { z } from "zod";
 import type { Embedder } from "./embedder.js";
 import { QueryVectorCache } from "./query-vector-cache.js";
@@ -104,6 +104,9 @@ export async function loadOnnxEmbedder(options: OnnxEmbedderOptions): Promise<Em
     JSON.parse(await readFile(join(options.dir, "tokenizer.json"), "utf8")),
     {},
   );
+  // Errors only: on the image's read-only root ORT warns on stderr, outside Cortex's JSON log, that it cannot keep a
+  // telemetry device id; its failures still reach Cortex as exceptions.
+  env.logLevel = "error";
   const session = await InferenceSession.create(join(options.dir, "model.onnx"), {
     intraOpNumThreads: options.threads,
     interOpNumThreads: 1,

@@ -18,7 +18,7 @@ import type { OperatorMetrics } from "../runtime/metrics.js";
 import { controllerReference, splitKey } from "../runtime/owner.js";
 import { parseSpec, TerminalError } from "../runtime/terminal-error.js";
 import { backupDestinationProblem } from "./backup-destination.js";
-import { cortexCredentialKey, cortexCredentialSecret } from "./children/cortex.js";
+import { cortexCredentialKey, cortexCredentialSecret, cortexEmbedding } from "./children/cortex.js";
 import { buildDevicePlugin } from "./children/device-plugin.js";
 import { gatewayIngressSpec } from "./children/gateway-expose.js";
 import { requiredModelList } from "./children/ollama.js";
@@ -248,10 +248,7 @@ export class ApplianceReconciler {
         status: appliance.status,
         createdMs,
         backupProblem,
-        embedding: {
-          model: required.find((model) => model.role === "embedding")?.name ?? "",
-          dimensions: spec.ollama.models.embeddingDimensions,
-        },
+        embedding: cortexEmbedding(ctx),
       },
       workloads.cortex.available,
     );

@@ -106,7 +106,9 @@ const ollamaSpec = withCel(
           reflection: modelName.optional().describe("Model for reflection and dream."),
           embedding: modelName
             .optional()
-            .describe("Embedding model (its dimensions in embeddingDimensions)."),
+            .describe(
+              "Embedding model Ollama runs for Cortex (its dimensions in embeddingDimensions); unset with spec.cortex.embedding.runtime inProcess.",
+            ),
           embeddingDimensions: z
             .int()
             .min(8)
@@ -157,6 +159,16 @@ const ollamaSpec = withCel(
   },
 );
 
+/**
+ * The embedding model Cortex's image carries for spec.cortex.embedding.runtime inProcess (cortex/Dockerfile copies
+ * hack/install-embedding-onnx.sh's folder, EMBED_ONNX_NAME in hack/versions.env, to `dir`).
+ */
+export const inProcessEmbeddingModel = {
+  name: "all-minilm-l6-v2-q",
+  dimensions: 384,
+  dir: "/opt/remram/embedding",
+} as const;
+
 const cortexSpec = z
   .object({
     image: imageRef.optional().describe("Cortex image."),
@@ -192,6 +204,18 @@ const cortexSpec = z
       })
       .strict()
       .prefault({}),
+    embedding: z
+      .object({
+        runtime: z
+          .enum(["ollama", "inProcess"])
+          .default("ollama")
+          .describe(
+            `ollama: Cortex embeds with spec.ollama.models.embedding through Ollama. inProcess: Cortex embeds inside its own process with the model its image carries (${inProcessEmbeddingModel.name}, ${inProcessEmbeddingModel.dimensions} dimensions): a query's vector costs a few milliseconds instead of a call to Ollama, and Ollama loads no embedding model. A change re-embeds every stored object and chunk in the background (status.embeddings).`,
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe("Where Cortex's embeddings are computed."),
   })
   .strict();
 
@@ -523,6 +547,12 @@ const householdSpec = withCel(
   },
 );
 
+const inProcessEmbeddingFits = {
+  rule: `!has(self.cortex) || !has(self.cortex.embedding) || self.cortex.embedding.runtime != 'inProcess' || !has(self.ollama) || !has(self.ollama.models) || (!has(self.ollama.models.embedding) && (!has(self.ollama.models.embeddingDimensions) || self.ollama.models.embeddingDimensions == ${inProcessEmbeddingModel.dimensions}))`,
+  message: `cortex.embedding.runtime inProcess embeds with the model in Cortex's image (${inProcessEmbeddingModel.name}, ${inProcessEmbeddingModel.dimensions} dimensions): leave ollama.models.embedding unset and embeddingDimensions at ${inProcessEmbeddingModel.dimensions}`,
+  fieldPath: ".cortex.embedding.runtime",
+};
+
 const householdNeedsPeerSessions = {
   rule: "!has(self.household) || self.gateway.dmScope != 'main'",
   message:
@@ -569,6 +599,16 @@ export const remramApplianceSpec = withCel(
     })
     .strict()
     .superRefine((spec, context) => {
+      const { models } = spec.ollama;
+      if (
+        spec.cortex.embedding.runtime === "inProcess" &&
+        (models.embedding !== undefined || models.embeddingDimensions !== inProcessEmbeddingModel.dimensions)
+      )
+        context.addIssue({
+          code: "custom",
+          path: ["cortex", "embedding", "runtime"],
+          message: inProcessEmbeddingFits.message,
+        });
       if (spec.household !== undefined && spec.gateway.dmScope === "main")
         context.addIssue({
           code: "custom",
@@ -587,6 +627,7 @@ export const remramApplianceSpec = withCel(
       }
     }),
   householdNeedsPeerSessions,
+  inProcessEmbeddingFits,
   ...channelsNeedMembers,
 );
 

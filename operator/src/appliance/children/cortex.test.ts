@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { pinned } from "../../../../test/harness/src/versions.js";
+import { inProcessEmbeddingModel } from "../../api/v1alpha1/remram-appliance.js";
 import { buildApplianceChildren } from "../children.js";
 import { applianceContext } from "../testing/context.js";
+import { podOf as podSpecOf } from "../testing/pod.js";
 import { opensearchSecretsVersionAnnotation } from "./cortex.js";
 
 const context = applianceContext;
@@ -32,6 +35,35 @@ describe("the appliance's children", () => {
       REMRAM_REFLECTION_MODEL: "qwen3:8b",
     });
     expect(Object.keys(env).filter((name) => /PASSWORD|TOKEN_BUDGET/.test(name))).toEqual([]);
+  });
+
+  it("give Cortex Ollama's embedding model, or its image's own model folder with in-process embeddings", () => {
+    const envOf = (spec: Parameters<typeof context>[0]) => {
+      const pod = podSpecOf(
+        buildApplianceChildren(context(spec)).find(
+          (child) => child.kind === "Deployment" && child.metadata.name === "box-cortex",
+        ),
+      );
+      return Object.fromEntries((pod.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    };
+    const viaOllama = envOf({
+      ollama: { models: { embedding: "nomic-embed-text", embeddingDimensions: 768 } },
+    });
+    expect(viaOllama).toMatchObject({
+      REMRAM_EMBED_MODEL: "nomic-embed-text",
+      CORTEX_EMBED_DIMENSIONS: "768",
+    });
+    expect(viaOllama).not.toHaveProperty("CORTEX_EMBED_RUNTIME");
+    expect(envOf({ cortex: { embedding: { runtime: "inProcess" } } })).toMatchObject({
+      REMRAM_EMBED_MODEL: "all-minilm-l6-v2-q",
+      CORTEX_EMBED_DIMENSIONS: "384",
+      CORTEX_EMBED_RUNTIME: "onnx",
+      CORTEX_EMBED_MODEL_DIR: "/opt/remram/embedding",
+    });
+  });
+
+  it("name the in-process model Cortex's image carries: the one hack/install-embedding-onnx.sh installs", () => {
+    expect(inProcessEmbeddingModel.name).toBe(pinned("EMBED_ONNX_NAME"));
   });
 
   it("mount an external OpenSearch's CA bundle for Cortex and roll Cortex when its Secrets change", () => {

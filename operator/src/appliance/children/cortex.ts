@@ -3,6 +3,7 @@
  * Service, and one credential Secret per caller of its API (the admin's unless the spec names one).
  */
 import { type CallerName, callerNames } from "@remram/contract";
+import { inProcessEmbeddingModel } from "../../api/v1alpha1/remram-appliance.js";
 import type { KubeObject } from "../../runtime/kube-client.js";
 import { requiredModels } from "./ollama.js";
 import {
@@ -74,6 +75,32 @@ export const cortexHomeDir = "/home/cortex";
  */
 export const cortexGatewayStateDir = "/var/lib/remram/gateway-state";
 
+/** The model Cortex embeds with, and its vectors' length: Ollama's (the spec's or the profile's) or its image's own. */
+export function cortexEmbedding(ctx: Pick<ApplianceContext, "spec" | "profile">): {
+  model: string;
+  dimensions: number;
+} {
+  if (ctx.spec.cortex.embedding.runtime === "inProcess") {
+    const { name, dimensions } = inProcessEmbeddingModel;
+    return { model: name, dimensions };
+  }
+  return { model: requiredModels(ctx).embedding, dimensions: ctx.spec.ollama.models.embeddingDimensions };
+}
+
+function embeddingEnv(ctx: ApplianceContext): { name: string; value: string }[] {
+  const { model, dimensions } = cortexEmbedding(ctx);
+  return [
+    { name: "REMRAM_EMBED_MODEL", value: model },
+    { name: "CORTEX_EMBED_DIMENSIONS", value: String(dimensions) },
+    ...(ctx.spec.cortex.embedding.runtime === "inProcess"
+      ? [
+          { name: "CORTEX_EMBED_RUNTIME", value: "onnx" },
+          { name: "CORTEX_EMBED_MODEL_DIR", value: inProcessEmbeddingModel.dir },
+        ]
+      : []),
+  ];
+}
+
 export function buildCortex(ctx: ApplianceContext): KubeObject[] {
   const models = requiredModels(ctx);
   const workspace = ctx.spec.workspace;
@@ -92,8 +119,7 @@ export function buildCortex(ctx: ApplianceContext): KubeObject[] {
       : []),
     ...(ca ? [{ name: "REMRAM_OPENSEARCH_CA_FILE", value: `${opensearchCaDir}/ca.crt` }] : []),
     { name: "REMRAM_OLLAMA_URL", value: serviceUrl(ctx, "ollama") },
-    { name: "REMRAM_EMBED_MODEL", value: models.embedding },
-    { name: "CORTEX_EMBED_DIMENSIONS", value: String(ctx.spec.ollama.models.embeddingDimensions) },
+    ...embeddingEnv(ctx),
     // Dream words its principles with the reflection model (the role is "Model for reflection and dream").
     { name: "REMRAM_REFLECTION_MODEL", value: models.reflection },
     { name: "REMRAM_WORKSPACE_DIR", value: cortexRepoDir },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { remramApplianceSpec } from "../../api/v1alpha1/remram-appliance.js";
 import { repairInterruptedDownloadsScript } from "../ollama-downloads.js";
 import { applianceContext } from "../testing/context.js";
 import { podOf } from "../testing/pod.js";
@@ -59,5 +60,36 @@ describe("the models Ollama must hold", () => {
       { role: "embedding", name: "minilm" },
       { role: "agent", name: "tool-user:1b" },
     ]);
+  });
+});
+
+describe("the models Ollama must hold with in-process embeddings", () => {
+  it("leave the embedding model out: Cortex embeds with the model in its image", () => {
+    const ctx = context({
+      cortex: { embedding: { runtime: "inProcess" } },
+      ollama: { models: { routing: "qwen3:8b", reflection: "qwen3:1.7b" } },
+    });
+    expect(requiredModelList(ctx)).toEqual([
+      { role: "routing", name: "qwen3:8b" },
+      { role: "reflection", name: "qwen3:1.7b" },
+    ]);
+  });
+});
+
+describe("in-process embeddings in the operator's own reading of a spec", () => {
+  it("refuse an Ollama embedding model or another vector length beside them, as the CRD's rule does", () => {
+    const inProcess = { cortex: { embedding: { runtime: "inProcess" } } };
+    for (const models of [{ embedding: "nomic" }, { embeddingDimensions: 768 }]) {
+      const result = remramApplianceSpec.safeParse({ ...inProcess, ollama: { models } });
+      expect(result.error?.issues).toEqual([
+        expect.objectContaining({
+          path: ["cortex", "embedding", "runtime"],
+          message: expect.stringContaining(
+            "leave ollama.models.embedding unset and embeddingDimensions at 384",
+          ),
+        }),
+      ]);
+    }
+    expect(remramApplianceSpec.safeParse(inProcess).success).toBe(true);
   });
 });

@@ -93,14 +93,19 @@ export function requiredModels(ctx: Pick<ApplianceContext, "spec" | "profile">) 
 }
 
 /**
- * Every model Ollama must hold, by role: the three roles, then each model an agent of spec.gateway.agents names
- * that no role names already (a gateway run on an agent whose model was never pulled fails at its first turn).
+ * Every model Ollama must hold, by role: the three roles (embedding only where Ollama embeds for Cortex), then each
+ * model an agent of spec.gateway.agents names that no role names already (a gateway run on an agent whose model was
+ * never pulled fails at its first turn).
  */
 export function requiredModelList(
   ctx: Pick<ApplianceContext, "spec" | "profile">,
 ): { role: ModelRole; name: string }[] {
   const byRole = requiredModels(ctx);
-  const roles = (["routing", "reflection", "embedding"] as const).map((role) => ({
+  const ollamaRoles =
+    ctx.spec.cortex.embedding.runtime === "ollama"
+      ? (["routing", "reflection", "embedding"] as const)
+      : (["routing", "reflection"] as const);
+  const roles = ollamaRoles.map((role) => ({
     role,
     name: byRole[role],
   }));
