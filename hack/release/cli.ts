@@ -117,7 +117,7 @@ function context(): void {
   const image = releaseImages(packageVersion()).find((each) => each.name === name);
   if (image === undefined) throw new Error(`no release image is called ${name}`);
   const out = resolve(required("out"));
-  const files = stageContext(image.dockerfile, out);
+  const files = stageContext(image.dockerfile, out, undefined, image.fetched);
   report({ image: name, dockerfile: image.dockerfile, context: out, files }, { context: out });
 }
 

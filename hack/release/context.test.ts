@@ -60,7 +60,7 @@ describe("what a Dockerfile copies", () => {
       ["contract/dist", `${name}/dist`, ...manifests, "package-lock.json", "package.json"].sort();
     expect(sources).toEqual({
       operator: [...workspace("operator"), "hardware-profiles"].sort(),
-      cortex: workspace("cortex"),
+      cortex: [...workspace("cortex"), "cortex/embedding-model"].sort(),
       hooks: ["hooks/dist/index.js", "hooks/openclaw.plugin.json", "hooks/package.json"],
       "openclaw-gateway": [],
     });
@@ -95,6 +95,25 @@ describe("a staged build context", () => {
     expect(existsSync(join(out, "hooks/src"))).toBe(false);
     expect(existsSync(join(out, "node_modules"))).toBe(false);
     expect(existsSync(join(out, "hooks/Dockerfile"))).toBe(false);
+  });
+
+  it("takes a fetched path from the folder make setup fetched it into, and names the folder when it is missing", () => {
+    const dockerfile = "FROM scratch\nCOPY hooks/package.json /p.json\nCOPY model /opt/model\n";
+    const root = checkout("fetched");
+    writeFileSync(join(root, "Dockerfile.fetched"), dockerfile);
+    const cache = join(scratch, "cache-model");
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(join(cache, "model.onnx"), "weights");
+    const out = join(scratch, "fetched-context");
+    expect(stageContext("Dockerfile.fetched", out, root, { model: cache })).toEqual([
+      "hooks/package.json",
+      "model",
+    ]);
+    expect(readFileSync(join(out, "model", "model.onnx"), "utf8")).toBe("weights");
+    const absent = join(scratch, "no-such-cache");
+    expect(() =>
+      stageContext("Dockerfile.fetched", join(scratch, "unfetched"), root, { model: absent }),
+    ).toThrow(`Dockerfile.fetched copies model (from ${absent}), not fetched yet`);
   });
 
   it("is refused, naming the file, when the checkout lacks one (dist/ not built)", () => {

@@ -54,20 +54,32 @@ export function copySources(dockerfile: string): string[] {
 }
 
 /**
- * Copy what `dockerfile` (relative to `root`) reads into `out`, each at its path; returns those paths. A missing
- * one is an error naming it.
+ * Copy what `dockerfile` (relative to `root`) reads into `out`, each at its path; returns those paths. A path in
+ * `fetched` comes from the folder it names (what make setup fetched), the others from the checkout. A missing one
+ * is an error naming it.
  */
-export function stageContext(dockerfile: string, out: string, root = repoRoot): string[] {
+export function stageContext(
+  dockerfile: string,
+  out: string,
+  root = repoRoot,
+  fetched: Record<string, string> = {},
+): string[] {
   const sources = copySources(readFileSync(join(root, dockerfile), "utf8"));
-  const missing = sources.filter((source) => !existsSync(join(root, source)));
+  const origin = (source: string) => fetched[source] ?? join(root, source);
+  const missing = sources.filter((source) => !existsSync(origin(source)));
+  const unbuilt = missing.filter((source) => fetched[source] === undefined);
+  if (unbuilt.length > 0)
+    throw new Error(
+      `${dockerfile} copies ${unbuilt.join(", ")}, missing from the checkout (run npm run build -w contract -w cortex -w operator -w hooks first)`,
+    );
   if (missing.length > 0)
     throw new Error(
-      `${dockerfile} copies ${missing.join(", ")}, missing from the checkout (run npm run build -w contract -w cortex -w operator -w hooks first)`,
+      `${dockerfile} copies ${missing.map((source) => `${source} (from ${fetched[source]})`).join(", ")}, not fetched yet (run make setup, or the installer in hack/ that fetches it)`,
     );
   mkdirSync(out, { recursive: true });
   for (const source of sources) {
     mkdirSync(dirname(join(out, source)), { recursive: true });
-    cpSync(join(root, source), join(out, source), { recursive: true, dereference: true });
+    cpSync(origin(source), join(out, source), { recursive: true, dereference: true });
   }
   return sources;
 }

@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { platforms } from "../../kubectl-remram/src/krew.js";
@@ -24,7 +24,7 @@ function fakeRepo(name: string, versions: Record<string, string>): string {
   mkdirSync(join(root, "hack"), { recursive: true });
   writeFileSync(
     join(root, "hack", "versions.env"),
-    "# pinned\nOPENCLAW_VERSION=2030.1.2\n\nNODE_VERSION=24.0.0\r\n",
+    "# pinned\nOPENCLAW_VERSION=2030.1.2\n\nNODE_VERSION=24.0.0\r\nEMBED_ONNX_NAME=minilm-q\n",
   );
   for (const workspace of versionedWorkspaces) {
     mkdirSync(join(root, workspace), { recursive: true });
@@ -78,7 +78,12 @@ describe("the release tag", () => {
 describe("the released images", () => {
   it("are Remram's three at the release's version and the gateway at OpenClaw's", () => {
     const root = fakeRepo("images", {});
-    expect(readVersionsEnv(root)).toEqual({ OPENCLAW_VERSION: "2030.1.2", NODE_VERSION: "24.0.0" });
+    expect(readVersionsEnv(root)).toEqual({
+      OPENCLAW_VERSION: "2030.1.2",
+      NODE_VERSION: "24.0.0",
+      EMBED_ONNX_NAME: "minilm-q",
+    });
+    const cache = process.env.REMRAM_CACHE ?? join(homedir(), ".cache", "remram");
     expect(releaseImages("1.2.3", root)).toEqual([
       {
         name: "operator",
@@ -86,6 +91,7 @@ describe("the released images", () => {
         tag: "1.2.3",
         buildArgs: ["VERSION=1.2.3"],
         chartValue: "image.repository",
+        fetched: {},
       },
       {
         name: "cortex",
@@ -93,6 +99,7 @@ describe("the released images", () => {
         tag: "1.2.3",
         buildArgs: ["VERSION=1.2.3"],
         chartValue: "operandImages.cortex",
+        fetched: { "cortex/embedding-model": join(cache, "embedding-onnx", "minilm-q") },
       },
       {
         name: "hooks",
@@ -100,6 +107,7 @@ describe("the released images", () => {
         tag: "1.2.3",
         buildArgs: ["VERSION=1.2.3"],
         chartValue: "operandImages.hooks",
+        fetched: {},
       },
       {
         name: "openclaw-gateway",
@@ -107,6 +115,7 @@ describe("the released images", () => {
         tag: "2030.1.2",
         buildArgs: ["OPENCLAW_VERSION=2030.1.2"],
         chartValue: "operandImages.gateway",
+        fetched: {},
       },
     ]);
   });

@@ -5,6 +5,7 @@
  * (.github/workflows/release.yml) takes its build matrices from here (`tsx hack/release/cli.ts plan`).
  */
 import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Platform, platforms } from "../../kubectl-remram/src/krew.js";
@@ -82,7 +83,15 @@ export interface ReleaseImage {
   buildArgs: string[];
   /** The chart value that points the operator at it (the operator's own image is image.repository + appVersion). */
   chartValue: string;
+  /**
+   * Context paths the checkout does not hold, each with the folder `make setup` fetched it into (as
+   * hack/install-images.sh puts them into the test bed's contexts).
+   */
+  fetched: Record<string, string>;
 }
+
+/** $REMRAM_CACHE, where make setup's installers put what they fetch (hack/lib.sh's default). */
+const remramCache = () => process.env.REMRAM_CACHE ?? join(homedir(), ".cache", "remram");
 
 /**
  * The images a release publishes: the operator, Cortex, the hooks plugin and the OpenClaw gateway. The test bed's
@@ -91,16 +100,19 @@ export interface ReleaseImage {
  */
 export function releaseImages(version: string, root = repoRoot): ReleaseImage[] {
   const openclaw = versionsEnv("OPENCLAW_VERSION", root);
-  const own = (name: string, chartValue: string): ReleaseImage => ({
+  const own = (name: string, chartValue: string, fetched: Record<string, string> = {}): ReleaseImage => ({
     name,
     dockerfile: `${name}/Dockerfile`,
     tag: version,
     buildArgs: [`VERSION=${version}`],
     chartValue,
+    fetched,
   });
+  // Cortex's in-process embedding model (hack/install-embedding-onnx.sh).
+  const embeddingModel = join(remramCache(), "embedding-onnx", versionsEnv("EMBED_ONNX_NAME", root));
   return [
     own("operator", "image.repository"),
-    own("cortex", "operandImages.cortex"),
+    own("cortex", "operandImages.cortex", { "cortex/embedding-model": embeddingModel }),
     own("hooks", "operandImages.hooks"),
     {
       name: "openclaw-gateway",
@@ -109,6 +121,7 @@ export function releaseImages(version: string, root = repoRoot): ReleaseImage[] 
       tag: openclaw,
       buildArgs: [`OPENCLAW_VERSION=${openclaw}`],
       chartValue: "operandImages.gateway",
+      fetched: {},
     },
   ];
 }
