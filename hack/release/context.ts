@@ -1,6 +1,6 @@
 /**
  * A release image's build context: exactly the files its Dockerfile copies, taken from the checkout at the same
- * paths. The test bed does the same (hack/install-images.sh assembles each context from hard links), so neither
+ * paths (or, for what make setup fetches rather than the repository holds, from the cache folder the image names). The test bed does the same (hack/install-images.sh assembles each context from hard links), so neither
  * sends the repository's node_modules, .git or .remram to the builder, and a file the Dockerfile needs but the
  * checkout lacks (a dist/ not built yet) fails here, with its name, instead of deep inside a multi-arch build.
  */

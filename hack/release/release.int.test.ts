@@ -167,7 +167,7 @@ describe("the chart, packaged and pushed", () => {
 
 describe("the images' build contexts", () => {
   it.each(releaseImages(version).map((image) => [image.name, image.dockerfile]))(
-    "%s: exactly the files %s copies, from this checkout",
+    "%s: exactly the files %s copies, from this checkout and the cache",
     async (name, dockerfile) => {
       const out = join(scratch, "contexts", name);
       const { outputs, report } = await cli(`context-${name}`, ["context", "--image", name, "--out", out]);

@@ -210,7 +210,7 @@ const cortexSpec = z
           .enum(["ollama", "inProcess"])
           .default("ollama")
           .describe(
-            `ollama: Cortex embeds with spec.ollama.models.embedding through Ollama. inProcess: Cortex embeds inside its own process with the model its image carries (${inProcessEmbeddingModel.name}, ${inProcessEmbeddingModel.dimensions} dimensions): a query's vector costs a few milliseconds instead of a call to Ollama, and Ollama loads no embedding model. A change re-embeds every stored object and chunk in the background (status.embeddings).`,
+            `ollama: Cortex embeds with spec.ollama.models.embedding through Ollama. inProcess: Cortex embeds inside its own process with the model its image carries (${inProcessEmbeddingModel.name}, ${inProcessEmbeddingModel.dimensions} dimensions): a query's vector costs a few milliseconds instead of a call to Ollama, and Ollama loads no embedding model. A change re-embeds every stored object and chunk in the background (status.embeddings). Needs a Cortex image of this release or later.`,
           ),
       })
       .strict()
