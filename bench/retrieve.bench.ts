@@ -201,6 +201,27 @@ async function measureLatency(size: number) {
       console.log(`size ${size} embedding ${queryEmbedding} c=${concurrency}: ${JSON.stringify(summary)}`);
     }
   }
+  // Where a request's time goes (Cortex's own trace, `debug: true`), median per step over 30 sequential requests.
+  const steps: Record<string, number[]> = {};
+  for (let sample = 0; sample < 30; sample += 1) {
+    const response = await withVectors.inject({
+      method: "POST",
+      url: "/retrieve",
+      headers: { authorization: `Bearer ${token}` },
+      payload: {
+        principal: corpusPrincipal,
+        requestText: questions[sample] ?? "",
+        tokenBudget: 800,
+        debug: true,
+      },
+    });
+    for (const [step, ms] of Object.entries(response.json<RetrieveResponse>().trace?.timingsMs ?? {}))
+      (steps[step] ??= []).push(ms);
+  }
+  const medianMs = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? null;
+  const stepsMs = Object.fromEntries(Object.entries(steps).map(([step, values]) => [step, medianMs(values)]));
+  console.log(`size ${size} steps (median ms): ${JSON.stringify(stepsMs)}`);
   const segments = await request<{ indices: Record<string, { primaries: { segments: { count: number } } }> }>(
     withVectors.cortex.store,
     "GET",
@@ -212,6 +233,7 @@ async function measureLatency(size: number) {
     objects: size,
     load,
     segments: Object.values(segments.body.indices)[0]?.primaries.segments.count ?? null,
+    stepsMs,
     runs,
   };
 }
