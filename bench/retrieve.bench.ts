@@ -216,7 +216,7 @@ async function measureLatency(size: number) {
       },
     });
     for (const [step, ms] of Object.entries(response.json<RetrieveResponse>().trace?.timingsMs ?? {}))
-      (steps[step] ??= []).push(ms);
+      steps[step] = [...(steps[step] ?? []), ms];
   }
   const medianMs = (values: number[]) =>
     [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? null;
