@@ -34,7 +34,7 @@ import {
   labelledCorpus,
   loadQuestions,
 } from "../cortex/test/fixtures/corpus.js";
-import { type LatencySummary, runLoad } from "../cortex/test/fixtures/load.js";
+import { type LatencySummary, percentile, runLoad } from "../cortex/test/fixtures/load.js";
 import { answerRanks, rankers, summarize } from "../cortex/test/fixtures/quality.js";
 import { distinctStatements, sotuTexts } from "./distinct-corpus.js";
 
@@ -49,6 +49,13 @@ const qualityPerTemplate = Number(process.env.BENCH_QUALITY_PER_TEMPLATE ?? 5);
 const token = "bench-token-0123456789abcdef";
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
 const now = new Date();
+
+// In order, so each size's corpus is the first `size` statements of the largest.
+const latencyStatements = distinctStatements(
+  bulkCorpus(4242, 1, householdStatements).pool,
+  sotuTexts(),
+  Math.max(...sizes),
+);
 
 const opensearch = await startOpenSearch();
 const ollama = await startOllama();
@@ -120,7 +127,7 @@ async function loadCorpus(app: FastifyInstance, size: number) {
   const started = performance.now();
   const { store, embedder } = app.cortex;
   if (embedder === null) throw new Error("the loader needs the embedder");
-  const statements = distinctStatements(bulkCorpus(4242, 1, householdStatements).pool, sotuTexts(), size);
+  const statements = latencyStatements.slice(0, size);
   let embedSeconds = 0;
   for (let start = 0; start < statements.length; start += 1000) {
     const slice = statements.slice(start, start + 1000);
@@ -218,9 +225,15 @@ async function measureLatency(size: number) {
     for (const [step, ms] of Object.entries(response.json<RetrieveResponse>().trace?.timingsMs ?? {}))
       steps[step] = [...(steps[step] ?? []), ms];
   }
-  const medianMs = (values: number[]) =>
-    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? null;
-  const stepsMs = Object.fromEntries(Object.entries(steps).map(([step, values]) => [step, medianMs(values)]));
+  const stepsMs = Object.fromEntries(
+    Object.entries(steps).map(([step, values]) => [
+      step,
+      percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      ),
+    ]),
+  );
   console.log(`size ${size} steps (median ms): ${JSON.stringify(stepsMs)}`);
   const segments = await request<{ indices: Record<string, { primaries: { segments: { count: number } } }> }>(
     withVectors.cortex.store,

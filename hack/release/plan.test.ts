@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { platforms } from "../../kubectl-remram/src/krew.js";
+import { cacheDir } from "../../test/harness/src/paths.js";
 import {
   checkWorkspaceVersions,
   githubOutput,
@@ -83,7 +84,6 @@ describe("the released images", () => {
       NODE_VERSION: "24.0.0",
       EMBED_ONNX_NAME: "minilm-q",
     });
-    const cache = process.env.REMRAM_CACHE ?? join(homedir(), ".cache", "remram");
     expect(releaseImages("1.2.3", root)).toEqual([
       {
         name: "operator",
@@ -99,7 +99,7 @@ describe("the released images", () => {
         tag: "1.2.3",
         buildArgs: ["VERSION=1.2.3"],
         chartValue: "operandImages.cortex",
-        fetched: { "cortex/embedding-model": join(cache, "embedding-onnx", "minilm-q") },
+        fetched: { "cortex/embedding-model": join(cacheDir, "embedding-onnx", "minilm-q") },
       },
       {
         name: "hooks",

@@ -5,10 +5,10 @@
  * (.github/workflows/release.yml) takes its build matrices from here (`tsx hack/release/cli.ts plan`).
  */
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Platform, platforms } from "../../kubectl-remram/src/krew.js";
+import { cacheDir } from "../../test/harness/src/paths.js";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -90,9 +90,6 @@ export interface ReleaseImage {
   fetched: Record<string, string>;
 }
 
-/** $REMRAM_CACHE, where make setup's installers put what they fetch (hack/lib.sh's default). */
-const remramCache = () => process.env.REMRAM_CACHE ?? join(homedir(), ".cache", "remram");
-
 /**
  * The images a release publishes: the operator, Cortex, the hooks plugin and the OpenClaw gateway. The test bed's
  * OpenSearch and Ollama images are stand-ins for the upstream images the chart deploys (docs/testbed-images.md):
@@ -109,7 +106,7 @@ export function releaseImages(version: string, root = repoRoot): ReleaseImage[] 
     fetched,
   });
   // Cortex's in-process embedding model (hack/install-embedding-onnx.sh).
-  const embeddingModel = join(remramCache(), "embedding-onnx", versionsEnv("EMBED_ONNX_NAME", root));
+  const embeddingModel = join(cacheDir, "embedding-onnx", versionsEnv("EMBED_ONNX_NAME", root));
   return [
     own("operator", "image.repository"),
     own("cortex", "operandImages.cortex", { "cortex/embedding-model": embeddingModel }),

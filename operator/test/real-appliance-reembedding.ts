@@ -7,6 +7,7 @@
 // back to MiniLM through Ollama, so the suites after this one run on the appliance as installed.
 import { describe, expect, it } from "vitest";
 import { waitFor } from "../../test/harness/src/wait.js";
+import { inProcessEmbeddingModel } from "../src/api/v1alpha1/remram-appliance.js";
 import {
   applianceReadyAndCurrent,
   kubectl,
@@ -30,9 +31,6 @@ const patchEmbedding = (model: string, dimensions: number) =>
     cortex: { embedding: { runtime: "ollama" } },
     ollama: { models: { embedding: model, embeddingDimensions: dimensions } },
   });
-/** The model Cortex's image carries (inProcessEmbeddingModel in the API types). */
-const inProcessModel = "all-minilm-l6-v2-q";
-
 async function cortexEnv(): Promise<Record<string, string>> {
   const json = await kubectl(["-n", namespace, "get", "deployment", "moltbox-cortex", "-o", "json"]);
   const deployment = JSON.parse(json) as {
@@ -95,14 +93,14 @@ export function describeReembedding(): void {
         cortex: { embedding: { runtime: "inProcess" } },
         ollama: { models: { embedding: null, embeddingDimensions: 384 } },
       });
-      const inProcess = await embeddedWith(inProcessModel);
+      const inProcess = await embeddedWith(inProcessEmbeddingModel.name);
       measured.inProcessReembeddingSeconds = Math.round((Date.now() - toInProcess) / 1000);
       expect(inProcess.embeddings).toMatchObject({ dimensions: 384, state: "current" });
       expect(inProcess.embeddings.done).toBe(inProcess.embeddings.total);
       expect(await cortexEnv()).toMatchObject({
         CORTEX_EMBED_RUNTIME: "onnx",
-        CORTEX_EMBED_MODEL_DIR: "/opt/remram/embedding",
-        REMRAM_EMBED_MODEL: inProcessModel,
+        CORTEX_EMBED_MODEL_DIR: inProcessEmbeddingModel.dir,
+        REMRAM_EMBED_MODEL: inProcessEmbeddingModel.name,
       });
       expect(await modelRoles()).not.toContain("embedding");
       expect(await recall(knownFactQuestion)).toContain(knownFact);
