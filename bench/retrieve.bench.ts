@@ -9,12 +9,13 @@
  * sentences of the State of the Union addresses, 51,405 in all, each object its own statement and its own vector,
  * written with bulk requests. The household's questions ask it; they are all distinct, so every "with embedding"
  * request pays for its own query embedding; those runs use fewer requests for that reason.
- * Quality uses the labelled corpus sampled to BENCH_QUALITY_PER_TEMPLATE (default 5) facts per template.
+ * Quality uses the labelled corpus sampled to BENCH_QUALITY_PER_TEMPLATE (default 5) facts per template;
+ * BENCH_QUALITY_TRACES=<file> saves its candidates for bench/devset-fusion.ts.
  *
  * BENCH_EMBED_RUNTIME=onnx embeds in Cortex's process (MiniLM int8 ONNX from hack/install-embedding-onnx.sh,
  * BENCH_EMBED_THREADS threads) instead of through Ollama, and writes bench/results/retrieve-onnx.json.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RetrieveResponse } from "@remram/contract";
@@ -37,6 +38,7 @@ import {
 import { type LatencySummary, percentile, runLoad } from "../cortex/test/fixtures/load.js";
 import { answerRanks, rankers, summarize } from "../cortex/test/fixtures/quality.js";
 import { distinctStatements, sotuTexts } from "./distinct-corpus.js";
+import { tracedQuestion } from "./fusion.js";
 
 const sizes = (process.env.BENCH_RETRIEVE_SIZES ?? "10000").split(",").map(Number);
 const runtime = process.env.BENCH_EMBED_RUNTIME === "onnx" ? "onnx" : "ollama";
@@ -81,7 +83,11 @@ async function cortex(indexPrefix: string, withEmbeddings: boolean): Promise<Fas
   return app;
 }
 
+/** BENCH_QUALITY_TRACES=<file>: each question's fact candidates for bench/devset-fusion.ts. */
+const qualityTraces = process.env.BENCH_QUALITY_TRACES;
+
 async function measureQuality() {
+  if (qualityTraces !== undefined) writeFileSync(qualityTraces, "");
   const app = await cortex("bench-quality", true);
   const corpus = labelledCorpus(20261122, qualityPerTemplate * 10, qualityPerTemplate);
   for (let start = 0; start < corpus.facts.length; start += 50) {
@@ -112,6 +118,15 @@ async function measureQuality() {
     if (answer.trace === undefined || answer.degraded)
       throw new Error(`quality run degraded: ${answer.degradedReasons.join("; ")}`);
     const rank = answerRanks(answer.trace, corpusFactId(answerKey));
+    if (qualityTraces !== undefined) {
+      const line = tracedQuestion(
+        { kind: "single-hop", evidence: [corpusFactId(answerKey)] },
+        answer.trace.items,
+        "fact",
+        (id) => id,
+      );
+      appendFileSync(qualityTraces, `${JSON.stringify(line)}\n`);
+    }
     for (const ranker of rankers) ranks[ranker]?.push(rank[ranker]);
   }
   await app.close();

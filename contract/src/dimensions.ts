@@ -6,9 +6,13 @@ const unitWeight = z.number().min(0).max(10);
 /** How much each ranking signal counts; the DimensionPolicy CRD's spec.retrievalWeights is this schema. */
 export const retrievalWeights = z
   .object({
-    // Measured on the labelled corpora: BM25 as a tie-breaker among vector neighbours (docs/cortex-ranking.md).
+    // Knowledge objects, measured on the labelled corpora: BM25 as a tie-breaker among vector neighbours.
     bm25: unitWeight.default(0.35),
     vector: unitWeight.default(1),
+    // Chunks (conversation turns, transcripts, tool output), measured on a long-conversation dev set: raw talk
+    // is where names and rare words carry the answer, so BM25 leads and vectors break ties (docs/cortex-ranking.md).
+    chunkBm25: unitWeight.default(1),
+    chunkVector: unitWeight.default(0.5),
     recency: unitWeight.default(0.3),
     confidence: unitWeight.default(0.5),
     usage: unitWeight.default(0.2),

@@ -46,6 +46,7 @@ describe("hybrid ranking", () => {
       },
       docs,
       equal,
+      "fact",
     );
     expect(ranked.map((item) => item.doc.id)).toEqual(["b", "a", "c"]);
     expect(ranked[0]?.fused).toBeCloseTo(1 / (rrfK + 2) + 1 / (rrfK + 2));
@@ -67,9 +68,34 @@ describe("hybrid ranking", () => {
       },
       docs,
       context,
+      "fact",
     );
     expect(ranked.map((item) => item.doc.id)).toEqual(["both", "vector-first", "lexical-only"]);
     expect(ranked[0]?.fused).toBeCloseTo(weights.bm25 / (rrfK + 1) + weights.vector / (rrfK + 2));
+  });
+
+  it("lets BM25 lead among chunks, with vectors lifting the BM25 runner-up they also find first", () => {
+    const docs = new Map(["lexical-only", "vector-first", "both"].map((id) => [id, doc(id)]));
+    const lists = {
+      bm25: [
+        { id: "both", score: 9 },
+        { id: "lexical-only", score: 8 },
+      ],
+      knn: [
+        { id: "vector-first", score: 0.71 },
+        { id: "both", score: 0.7 },
+      ],
+      facet: [],
+    };
+    const ranked = rankCandidates(lists, docs, context, "chunk");
+    expect(ranked.map((item) => item.doc.id)).toEqual(["both", "lexical-only", "vector-first"]);
+    expect(ranked[0]?.fused).toBeCloseTo(weights.chunkBm25 / (rrfK + 1) + weights.chunkVector / (rrfK + 2));
+    // The same lists as knowledge objects: vectors lead.
+    expect(rankCandidates(lists, docs, context, "fact").map((item) => item.doc.id)).toEqual([
+      "both",
+      "vector-first",
+      "lexical-only",
+    ]);
   });
 
   it("breaks exact ties by id", () => {
@@ -78,6 +104,7 @@ describe("hybrid ranking", () => {
       { bm25: [{ id: "z", score: 1 }], knn: [{ id: "m", score: 1 }], facet: [{ id: "a", score: 1 }] },
       docs,
       { ...context, weights: { ...weights, bm25: 1, vector: 1, dimensionOverlap: 1 } },
+      "fact",
     );
     expect(ranked.map((item) => item.doc.id)).toEqual(["a", "m", "z"]);
   });
@@ -91,6 +118,7 @@ describe("hybrid ranking", () => {
       { bm25: [{ id: "low", score: 2 }], knn: [{ id: "high", score: 0.9 }], facet: [] },
       docs,
       context,
+      "fact",
     );
     expect(ranked[0]?.doc.id).toBe("high");
   });
@@ -100,6 +128,7 @@ describe("hybrid ranking", () => {
       { bm25: [{ id: "ghost", score: 99 }], knn: [], facet: [] },
       new Map(),
       context,
+      "fact",
     );
     expect(ranked).toEqual([]);
   });

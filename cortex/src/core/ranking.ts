@@ -132,6 +132,22 @@ export function compareRanked(
   return a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0;
 }
 
+/** What is ranked: knowledge objects and chunks fuse their lists with weights of their own. */
+export type RankedKind = "fact" | "chunk";
+
+/**
+ * The fusion weights of one kind. A knowledge object is a distilled statement that a paraphrase finds by meaning;
+ * a chunk is raw talk or output, where the exact names and rare words find it (docs/cortex-ranking.md, "Tuning").
+ */
+export function signalWeights(
+  weights: DimensionPolicy["retrievalWeights"],
+  kind: RankedKind,
+): { bm25: number; vector: number; facet: number } {
+  return kind === "fact"
+    ? { bm25: weights.bm25, vector: weights.vector, facet: weights.dimensionOverlap }
+    : { bm25: weights.chunkBm25, vector: weights.chunkVector, facet: weights.dimensionOverlap };
+}
+
 /**
  * Fuse the signal lists and apply the rank features. Candidates without a document (not returned by the
  * gated queries) are ignored, so nothing outside the policy gate can be ranked.
@@ -140,6 +156,7 @@ export function rankCandidates<D extends RankableDoc>(
   signals: SignalLists,
   docs: ReadonlyMap<string, D>,
   context: RankingContext,
+  kind: RankedKind,
 ): RankedCandidate<D>[] {
   const parts = new Map<string, Omit<RankedCandidate<D>, "features" | "score">>();
   const entry = (id: string) => {
@@ -160,7 +177,7 @@ export function rankCandidates<D extends RankableDoc>(
     }
     return part;
   };
-  const weights = context.weights;
+  const weights = signalWeights(context.weights, kind);
   signals.bm25.forEach((hit, index) => {
     const part = entry(hit.id);
     if (part === undefined || part.bm25Rank !== null) return;
@@ -179,7 +196,7 @@ export function rankCandidates<D extends RankableDoc>(
     const part = entry(hit.id);
     if (part === undefined || part.facetRank !== null) return;
     part.facetRank = index + 1;
-    part.fused += weights.dimensionOverlap / (rrfK + index + 1);
+    part.fused += weights.facet / (rrfK + index + 1);
   });
   const ranked = [...parts.values()].map((part) => {
     const features = featureScores(part.doc, context);

@@ -192,8 +192,8 @@ export async function retrieve(
     recencyHalfLifeDays: deps.settings.recencyHalfLifeDays,
     hints,
   };
-  const rankedFacts = rankCandidates(factSignals, factDocs, context);
-  const rankedChunks = rankCandidates(chunkSignals, chunkDocs, context);
+  const rankedFacts = rankCandidates(factSignals, factDocs, context, "fact");
+  const rankedChunks = rankCandidates(chunkSignals, chunkDocs, context, "chunk");
   mark("rank", rankStarted);
 
   const neighbours = new Map<string, ChunkDoc>();
