@@ -15,8 +15,8 @@ import { waitFor } from "../../test/harness/src/wait.js";
 import { secretsAttachmentName } from "../src/appliance/secrets-bundle.js";
 import {
   applianceReadyAndCurrent,
+  applyClaim,
   conditions,
-  kubectl,
   kubectlAs,
   kubernetes,
   measured,
@@ -42,15 +42,7 @@ export function describeBackup(): void {
     it("is backed up on schedule and with `kubectl remram backup` into the claim spec.backup names", async () => {
       const notConfigured = (await conditions()).find((condition) => condition.type === "BackedUp");
       expect(notConfigured).toMatchObject({ status: "False", reason: "BackupsNotConfigured" });
-      await kubectl(
-        ["-n", namespace, "apply", "-f", "-"],
-        JSON.stringify({
-          apiVersion: "v1",
-          kind: "PersistentVolumeClaim",
-          metadata: { name: claim, namespace },
-          spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
-        }),
-      );
+      await applyClaim(claim, "1Gi");
       const householdKey = await generateX25519Identity();
       const recipient = await identityToRecipient(householdKey);
       const configuredAt = Date.now();

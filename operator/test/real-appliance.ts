@@ -56,6 +56,18 @@ export const imageParts = (image: string) => ({
   tag: image.slice(image.lastIndexOf(":") + 1),
 });
 
+/** A claim of the household's in the suite's namespace, as a person makes one for a backup disk. */
+export const applyClaim = (name: string, storage: string): Promise<string> =>
+  kubectl(
+    ["-n", namespace, "apply", "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: { name, namespace },
+      spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage } } },
+    }),
+  );
+
 export const appliance = testbedAppliance("moltbox", namespace, modelRegistry);
 /** The appliance's DreamSchedule, as manifests/appliance-example.yaml has one: it also mirrors explicit saves' pages. */
 export const nightlySchedule = {
@@ -185,7 +197,8 @@ export async function cortexApi(
     const token = require("node:fs").readFileSync("/var/run/secrets/remram/cortex/" + caller, "utf8").trim();
     fetch("http://127.0.0.1:8080" + path, {
       method,
-      headers: { authorization: "Bearer " + token, "content-type": "application/json" },
+      // A JSON content type with no body is a 400 in Fastify, so it goes only with a body.
+      headers: { authorization: "Bearer " + token, ...(body ? { "content-type": "application/json" } : {}) },
       ...(body ? { body } : {}),
     }).then(async (response) => {
       const text = await response.text();
