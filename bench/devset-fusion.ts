@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { scoreRanking, summarizeByKind } from "./conversation-recall.js";
-import { describeFusion, fuse, fusionGrid, type TracedQuestion } from "./fusion.js";
+import { asRanked, bySignal, describeFusion, fuse, fusionGrid, type TracedQuestion } from "./fusion.js";
 
 const file = process.argv[2];
 if (file === undefined) {
@@ -27,18 +27,10 @@ const score = (rank: (question: TracedQuestion) => string[]) =>
     ),
     ks,
   );
-const byRank = (field: "bm25Rank" | "knnRank") => (question: TracedQuestion) =>
-  question.candidates
-    .filter((candidate) => candidate[field] !== null && candidate.turn !== undefined)
-    .sort((a, b) => (a[field] ?? 0) - (b[field] ?? 0))
-    .map((candidate) => candidate.turn as string);
 const rows = [
-  {
-    name: "as Cortex ranked",
-    summary: score((q) => q.candidates.flatMap((c) => (c.turn === undefined ? [] : [c.turn]))),
-  },
-  { name: "bm25 alone", summary: score(byRank("bm25Rank")) },
-  { name: "vector alone", summary: score(byRank("knnRank")) },
+  { name: "as Cortex ranked", summary: score((q) => asRanked(q.candidates)) },
+  { name: "bm25 alone", summary: score((q) => bySignal(q.candidates, "bm25Rank")) },
+  { name: "vector alone", summary: score((q) => bySignal(q.candidates, "knnRank")) },
   ...fusionGrid().map((fusion) => ({
     name: describeFusion(fusion),
     summary: score((q) => fuse(q.candidates, fusion)),

@@ -39,7 +39,7 @@ import {
   type TurnRendering,
   turnRenderings,
 } from "./conversation-recall.js";
-import { tracedQuestion } from "./fusion.js";
+import { asRanked, bySignal, type TracedQuestion, tracedQuestion } from "./fusion.js";
 
 const setPath = process.argv[2] ?? process.env.BENCH_DEVSET;
 if (setPath === undefined) {
@@ -64,6 +64,10 @@ type Ranker = (typeof rankers)[number];
 const conversations = loadLocomo(setPath).slice(
   0,
   Number(process.env.BENCH_DEVSET_CONVERSATIONS ?? Infinity),
+);
+const turnCount = conversations.reduce(
+  (sum, conversation) => sum + conversation.sessions.reduce((n, session) => n + session.turns.length, 0),
+  0,
 );
 const opensearch = await startOpenSearch();
 const ollama: Started<OllamaEndpoints> | null = runtime === "ollama" ? await startOllama() : null;
@@ -135,26 +139,17 @@ async function ingestConversation(
   return turnOfChunk;
 }
 
-/** The turn ids each ranker puts first, from one /retrieve's trace and bundle. */
+/** The turn ids each ranker puts first: the trace's candidates (as traced for devset-fusion) and the bundle's. */
 function rankings(
   answer: RetrieveResponse,
+  traced: TracedQuestion,
   turnOfChunk: ReadonlyMap<string, string>,
 ): Record<Ranker, string[]> {
-  const items = (answer.trace?.items ?? []).filter((item) => item.kind === "chunk");
-  const turns = (ids: readonly string[]) =>
-    ids.map((id) => turnOfChunk.get(id)).filter((turnId): turnId is string => turnId !== undefined);
-  const bySignal = (rank: (item: (typeof items)[number]) => number | null) =>
-    turns(
-      items
-        .filter((item) => rank(item) !== null)
-        .sort((a, b) => (rank(a) ?? 0) - (rank(b) ?? 0))
-        .map((item) => item.id),
-    );
   return {
-    hybrid: turns(items.map((item) => item.id)),
-    bm25: bySignal((item) => item.bm25Rank),
-    vector: bySignal((item) => item.knnRank),
-    bundle: turns(answer.chunks.map((chunk) => chunk.id)),
+    hybrid: asRanked(traced.candidates),
+    bm25: bySignal(traced.candidates, "bm25Rank"),
+    vector: bySignal(traced.candidates, "knnRank"),
+    bundle: answer.chunks.flatMap((chunk) => turnOfChunk.get(chunk.id) ?? []),
   };
 }
 
@@ -184,13 +179,12 @@ async function run(rendering: TurnRendering) {
         });
         latencies.push(performance.now() - started);
         if (answer.degraded) throw new Error(`retrieval degraded: ${answer.degradedReasons.join("; ")}`);
-        const ranked = rankings(answer, turnOfChunk);
-        if (tracesFile !== undefined) {
-          const line = tracedQuestion(question, answer.trace?.items ?? [], "chunk", (id) =>
-            turnOfChunk.get(id),
-          );
-          appendFileSync(tracesFile, `${JSON.stringify({ rendering, mode, ...line })}\n`);
-        }
+        const traced = tracedQuestion(question, answer.trace?.items ?? [], "chunk", (id) =>
+          turnOfChunk.get(id),
+        );
+        if (tracesFile !== undefined)
+          appendFileSync(tracesFile, `${JSON.stringify({ rendering, mode, ...traced })}\n`);
+        const ranked = rankings(answer, traced, turnOfChunk);
         for (const ranker of rankers) scores[ranker].push(scoreRanking(ranked[ranker], question, ks));
       }
     }
@@ -212,10 +206,7 @@ async function run(rendering: TurnRendering) {
   return {
     turns: turnOfChunk.size,
     ingestSeconds: Math.round(ingestSeconds),
-    ingestTurnsPerSecond: Math.round(
-      conversations.reduce((sum, c) => sum + c.sessions.reduce((n, s) => n + s.turns.length, 0), 0) /
-        ingestSeconds,
-    ),
+    ingestTurnsPerSecond: Math.round(turnCount / ingestSeconds),
     modes: byMode,
   };
 }
@@ -229,7 +220,7 @@ try {
     set: {
       name: basename(setPath),
       conversations: conversations.length,
-      turns: conversations.reduce((sum, c) => sum + c.sessions.reduce((n, s) => n + s.turns.length, 0), 0),
+      turns: turnCount,
       questions: conversations.reduce((sum, c) => sum + c.questions.length, 0),
     },
     goal: { recallAt10: 0.8, mrr: "above BM25's" },

@@ -96,3 +96,17 @@ export const describeFusion = (fusion: Fusion) =>
   fusion.method === "rrf"
     ? `rrf k=${fusion.k} bm25=${fusion.bm25} vector=${fusion.vector}`
     : `max-normalized bm25=${fusion.bm25} vector=${fusion.vector}`;
+
+/** The candidates' turns in the trace's own order, which is Cortex's ranking. */
+export function asRanked(candidates: readonly TracedCandidate[]): string[] {
+  return candidates.flatMap((candidate) => (candidate.turn === undefined ? [] : [candidate.turn]));
+}
+
+/** The candidates' turns as one signal alone ranked them. */
+export function bySignal(candidates: readonly TracedCandidate[], signal: "bm25Rank" | "knnRank"): string[] {
+  return asRanked(
+    candidates
+      .filter((candidate) => candidate[signal] !== null)
+      .sort((a, b) => (a[signal] ?? 0) - (b[signal] ?? 0)),
+  );
+}

@@ -52,46 +52,32 @@ describe("hybrid ranking", () => {
     expect(ranked[0]?.fused).toBeCloseTo(1 / (rrfK + 2) + 1 / (rrfK + 2));
   });
 
+  // One BM25 list and one k-NN list, each with a top hit of its own and "both" in it: which signal leads decides.
+  const leadDocs = new Map(["lexical-only", "vector-first", "both"].map((id) => [id, doc(id)]));
+  const leadLists = {
+    bm25: [
+      { id: "both", score: 9 },
+      { id: "lexical-only", score: 8 },
+    ],
+    knn: [
+      { id: "vector-first", score: 0.71 },
+      { id: "both", score: 0.7 },
+    ],
+    facet: [],
+  };
+
   it("lets vectors lead by default, with BM25 lifting the vector runner-up it also finds first", () => {
-    const docs = new Map(["lexical-only", "vector-first", "both"].map((id) => [id, doc(id)]));
-    const ranked = rankCandidates(
-      {
-        bm25: [
-          { id: "both", score: 9 },
-          { id: "lexical-only", score: 8 },
-        ],
-        knn: [
-          { id: "vector-first", score: 0.71 },
-          { id: "both", score: 0.7 },
-        ],
-        facet: [],
-      },
-      docs,
-      context,
-      "fact",
-    );
+    const ranked = rankCandidates(leadLists, leadDocs, context, "fact");
     expect(ranked.map((item) => item.doc.id)).toEqual(["both", "vector-first", "lexical-only"]);
     expect(ranked[0]?.fused).toBeCloseTo(weights.bm25 / (rrfK + 1) + weights.vector / (rrfK + 2));
   });
 
   it("lets BM25 lead among chunks, with vectors lifting the BM25 runner-up they also find first", () => {
-    const docs = new Map(["lexical-only", "vector-first", "both"].map((id) => [id, doc(id)]));
-    const lists = {
-      bm25: [
-        { id: "both", score: 9 },
-        { id: "lexical-only", score: 8 },
-      ],
-      knn: [
-        { id: "vector-first", score: 0.71 },
-        { id: "both", score: 0.7 },
-      ],
-      facet: [],
-    };
-    const ranked = rankCandidates(lists, docs, context, "chunk");
+    const ranked = rankCandidates(leadLists, leadDocs, context, "chunk");
     expect(ranked.map((item) => item.doc.id)).toEqual(["both", "lexical-only", "vector-first"]);
     expect(ranked[0]?.fused).toBeCloseTo(weights.chunkBm25 / (rrfK + 1) + weights.chunkVector / (rrfK + 2));
     // The same lists as knowledge objects: vectors lead.
-    expect(rankCandidates(lists, docs, context, "fact").map((item) => item.doc.id)).toEqual([
+    expect(rankCandidates(leadLists, leadDocs, context, "fact").map((item) => item.doc.id)).toEqual([
       "both",
       "vector-first",
       "lexical-only",
