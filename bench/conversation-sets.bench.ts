@@ -1,0 +1,59 @@
+/**
+ * Recall on the conversation sets the project generates (bench/generated-conversations.ts), through a real Cortex
+ * (bench/conversation-cortex.ts): the same scores as the LoCoMo dev set, for `make bench`, which may not hold that
+ * set. Writes bench/results/conversation-sets.json.
+ *
+ * BENCH_SETS_SEEDS: the sets' seeds, comma-separated (default one set); BENCH_SETS_CONVERSATIONS,
+ * BENCH_SETS_SESSIONS; BENCH_DEVSET_TURNS and BENCH_DEVSET_TRACES as for devset-recall (default turns
+ * "speaker,dated").
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { conversationRecall } from "./conversation-cortex.js";
+import { type TurnRendering, turnRenderings } from "./conversation-recall.js";
+import { defaultGeneratedSet, generateConversations } from "./generated-conversations.js";
+
+const renderings = (process.env.BENCH_DEVSET_TURNS ?? "speaker,dated").split(",") as TurnRendering[];
+for (const rendering of renderings) {
+  if (!turnRenderings.includes(rendering))
+    throw new Error(`BENCH_DEVSET_TURNS: "${rendering}" is not one of ${turnRenderings.join(", ")}`);
+}
+const tracesFile = process.env.BENCH_DEVSET_TRACES;
+if (tracesFile !== undefined) writeFileSync(tracesFile, "");
+const seeds = (process.env.BENCH_SETS_SEEDS ?? String(defaultGeneratedSet.seed)).split(",").map(Number);
+const options = {
+  ...defaultGeneratedSet,
+  conversations: Number(process.env.BENCH_SETS_CONVERSATIONS ?? defaultGeneratedSet.conversations),
+  sessions: Number(process.env.BENCH_SETS_SESSIONS ?? defaultGeneratedSet.sessions),
+};
+
+const sets = [];
+for (const seed of seeds) {
+  const conversations = generateConversations({ ...options, seed });
+  const scores = await conversationRecall({
+    conversations,
+    renderings,
+    modes: ["standard"],
+    runtime: "onnx",
+    ...(tracesFile === undefined ? {} : { tracesFile }),
+  });
+  sets.push({
+    seed,
+    conversations: conversations.length,
+    turns: conversations.reduce((sum, c) => sum + c.sessions.reduce((n, s) => n + s.turns.length, 0), 0),
+    questions: conversations.reduce((sum, c) => sum + c.questions.length, 0),
+    ...scores,
+  });
+}
+const result = {
+  benchmark: "conversation-sets",
+  finishedAt: new Date().toISOString(),
+  generator: { ...options, seeds },
+  goal: { recallAt10: 0.8, mrr: "above BM25's" },
+  sets,
+};
+const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(join(resultsDir, "conversation-sets.json"), `${JSON.stringify(result, null, 2)}\n`);
+console.log(JSON.stringify(result, null, 2));
