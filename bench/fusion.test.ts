@@ -79,8 +79,8 @@ describe("fusion re-scored offline", () => {
       { method: "rrf", k: rrfK, bm25: weights.chunkBm25, vector: weights.chunkVector },
     );
     expect(offline).toEqual(cortex);
-    // a 1/2 + 0.5/7, e 1/4 + 0.5/4, d 1/5 + 0.5/3, b 1/3, c 0.5/2.
-    expect(offline).toEqual(["t-a", "t-e", "t-d", "t-b", "t-c"]);
+    // a 1/2 + 0.75/7, d 1/5 + 0.75/3, e 1/4 + 0.75/4, c 0.75/2, b 1/3.
+    expect(offline).toEqual(["t-a", "t-d", "t-e", "t-c", "t-b"]);
   });
 
   it("scales each list by its best score for a max-normalised sum, and applies the multiplier", () => {

@@ -72,14 +72,21 @@ describe("hybrid ranking", () => {
     expect(ranked[0]?.fused).toBeCloseTo(weights.bm25 / (rrfK + 1) + weights.vector / (rrfK + 2));
   });
 
-  it("lets BM25 lead among chunks, with vectors lifting the BM25 runner-up they also find first", () => {
-    const ranked = rankCandidates(leadLists, leadDocs, context, "chunk");
+  it("lets BM25 lead among chunks: its top hit above the vectors' top hit, which lead among facts", () => {
+    // Each signal's top hit is its own; "both" comes second in each.
+    const topHits = {
+      ...leadLists,
+      bm25: [
+        { id: "lexical-only", score: 9 },
+        { id: "both", score: 8 },
+      ],
+    };
+    const ranked = rankCandidates(topHits, leadDocs, context, "chunk");
     expect(ranked.map((item) => item.doc.id)).toEqual(["both", "lexical-only", "vector-first"]);
-    expect(ranked[0]?.fused).toBeCloseTo(weights.chunkBm25 / (rrfK + 1) + weights.chunkVector / (rrfK + 2));
-    // The same lists as knowledge objects: vectors lead.
-    expect(rankCandidates(leadLists, leadDocs, context, "fact").map((item) => item.doc.id)).toEqual([
-      "both",
+    expect(ranked[0]?.fused).toBeCloseTo(weights.chunkBm25 / (rrfK + 2) + weights.chunkVector / (rrfK + 2));
+    expect(rankCandidates(topHits, leadDocs, context, "fact").map((item) => item.doc.id)).toEqual([
       "vector-first",
+      "both",
       "lexical-only",
     ]);
   });
