@@ -12,6 +12,12 @@ describe("generateConversations", () => {
     expect(JSON.stringify(other)).not.toBe(JSON.stringify(set));
   });
 
+  it("refuses fewer than two sessions, which a fact that changes needs", () => {
+    expect(() => generateConversations({ ...defaultGeneratedSet, sessions: 1 })).toThrow(
+      /at least 2 sessions/,
+    );
+  });
+
   it("asks every kind of question in every conversation, each with evidence that exists", () => {
     expect(set).toHaveLength(defaultGeneratedSet.conversations);
     for (const conversation of set) {
