@@ -223,7 +223,7 @@ function generateConversation(rng: Random, options: GeneratedSetOptions, index: 
 /** The set: `conversations` people, each with their own facts, values and dates. */
 export function generateConversations(options: GeneratedSetOptions = defaultGeneratedSet): Conversation[] {
   // A fact that changes, and a relative described after being named, need two sessions.
-  if (options.sessions < 2)
+  if (!Number.isInteger(options.sessions) || options.sessions < 2)
     throw new Error(`a generated set needs at least 2 sessions, not ${options.sessions}`);
   const rng = random(options.seed);
   return Array.from({ length: options.conversations }, (_, index) =>
