@@ -174,6 +174,17 @@ describe("a RemramAppliance on a CPU-only cluster", () => {
   });
 
   it("makes zero API writes when reconciling a converged appliance again", async () => {
+    // Ready is not yet converged. The first consistency check starts in the background once Cortex's pods are
+    // Ready, and its outcome (a failure here: kwok's Cortex does not answer) reaches status a moment later.
+    await waitFor(
+      async () => {
+        const condition = (await appliance())?.status?.conditions?.find(
+          (each) => each.type === "DataConsistent",
+        );
+        return condition !== undefined && condition.reason !== "NotCheckedYet" ? condition : undefined;
+      },
+      { what: "the first consistency check's outcome in status", timeoutMs: 60_000, intervalMs: 250 },
+    );
     const before = await appliance();
     const children = await client.get<{ items: KubeObject[] }>(
       `/apis/apps/v1/namespaces/${namespace}/deployments`,
