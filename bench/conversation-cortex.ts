@@ -113,7 +113,8 @@ export async function conversationRecall(options: ConversationRecallOptions) {
     0,
   );
   const opensearch = await startOpenSearch();
-  const ollama: Started<OllamaEndpoints> | null = runtime === "ollama" ? await startOllama() : null;
+  // Started inside the try below, so that OpenSearch stops whatever fails.
+  let ollama: Started<OllamaEndpoints> | null = null;
   const onnxModel = onnxEmbeddingModel();
 
   async function cortex(indexPrefix: string): Promise<FastifyInstance> {
@@ -193,6 +194,7 @@ export async function conversationRecall(options: ConversationRecallOptions) {
   }
 
   try {
+    if (runtime === "ollama") ollama = await startOllama();
     const results: Record<string, unknown> = {};
     for (const rendering of options.renderings) results[rendering] = await run(rendering);
     return {
