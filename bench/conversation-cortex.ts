@@ -5,7 +5,7 @@
  * gate and candidates) and what the bundle carried. Used by bench/devset-recall.ts (a fetched set) and
  * bench/conversation-sets.bench.ts (the generated sets).
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import type { IngestResponse, RetrieveResponse } from "@remram/contract";
 import {
   type OllamaEndpoints,
@@ -23,8 +23,10 @@ import {
   type QuestionScore,
   renderTurn,
   scoreRanking,
+  setSize,
   summarizeByKind,
   type TurnRendering,
+  turnRenderings,
 } from "./conversation-recall.js";
 import { asRanked, bySignal, type TracedQuestion, tracedQuestion } from "./fusion.js";
 
@@ -36,6 +38,24 @@ export interface ConversationRecallOptions {
   runtime: "onnx" | "ollama";
   /** Also write each question's candidates here (JSON lines) for bench/devset-fusion.ts. */
   tracesFile?: string;
+}
+
+/**
+ * The knobs both runs read: BENCH_DEVSET_TURNS (renderings, comma-separated) and BENCH_DEVSET_TRACES (a file to
+ * write each question's candidates to, emptied here).
+ */
+export function recallOptionsFromEnv(
+  defaultTurns: string,
+): Pick<ConversationRecallOptions, "renderings" | "tracesFile"> {
+  const renderings = (process.env.BENCH_DEVSET_TURNS ?? defaultTurns).split(",") as TurnRendering[];
+  for (const rendering of renderings) {
+    if (!turnRenderings.includes(rendering))
+      throw new Error(`BENCH_DEVSET_TURNS: "${rendering}" is not one of ${turnRenderings.join(", ")}`);
+  }
+  const tracesFile = process.env.BENCH_DEVSET_TRACES;
+  if (tracesFile === undefined) return { renderings };
+  writeFileSync(tracesFile, "");
+  return { renderings, tracesFile };
 }
 
 const ks = [5, 10, 20] as const;
@@ -108,10 +128,7 @@ function rankings(
 /** Scores per rendering and mode, and the embedding model they ran with. */
 export async function conversationRecall(options: ConversationRecallOptions) {
   const { conversations, modes, runtime, tracesFile } = options;
-  const turnCount = conversations.reduce(
-    (sum, conversation) => sum + conversation.sessions.reduce((n, session) => n + session.turns.length, 0),
-    0,
-  );
+  const turnCount = setSize(conversations).turns;
   const opensearch = await startOpenSearch();
   // Started inside the try below, so that OpenSearch stops whatever fails.
   let ollama: Started<OllamaEndpoints> | null = null;

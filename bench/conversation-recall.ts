@@ -152,6 +152,18 @@ export function loadLocomo(path: string): Conversation[] {
   return [locomoConversation(parsed as Record<string, unknown>, name)];
 }
 
+/** How big a set is: conversations, turns and questions. */
+export function setSize(conversations: readonly Conversation[]) {
+  return {
+    conversations: conversations.length,
+    turns: conversations.reduce(
+      (sum, conversation) => sum + conversation.sessions.reduce((n, session) => n + session.turns.length, 0),
+      0,
+    ),
+    questions: conversations.reduce((sum, conversation) => sum + conversation.questions.length, 0),
+  };
+}
+
 /**
  * How a turn is written into memory. `plain`: the words only. `speaker`: "Caroline: …", as a transcript reads.
  * `dated`: "[8 May 2023] Caroline: …", so a question's names and dates meet the turn's words.

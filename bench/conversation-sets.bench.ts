@@ -10,17 +10,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { conversationRecall } from "./conversation-cortex.js";
-import { type TurnRendering, turnRenderings } from "./conversation-recall.js";
+import { conversationRecall, recallOptionsFromEnv } from "./conversation-cortex.js";
+import { setSize } from "./conversation-recall.js";
 import { defaultGeneratedSet, generateConversations } from "./generated-conversations.js";
 
-const renderings = (process.env.BENCH_DEVSET_TURNS ?? "speaker,dated").split(",") as TurnRendering[];
-for (const rendering of renderings) {
-  if (!turnRenderings.includes(rendering))
-    throw new Error(`BENCH_DEVSET_TURNS: "${rendering}" is not one of ${turnRenderings.join(", ")}`);
-}
-const tracesFile = process.env.BENCH_DEVSET_TRACES;
-if (tracesFile !== undefined) writeFileSync(tracesFile, "");
+const recallOptions = recallOptionsFromEnv("speaker,dated");
 const seeds = (process.env.BENCH_SETS_SEEDS ?? String(defaultGeneratedSet.seed)).split(",").map(Number);
 const options = {
   ...defaultGeneratedSet,
@@ -33,16 +27,13 @@ for (const seed of seeds) {
   const conversations = generateConversations({ ...options, seed });
   const scores = await conversationRecall({
     conversations,
-    renderings,
+    ...recallOptions,
     modes: ["standard"],
     runtime: "onnx",
-    ...(tracesFile === undefined ? {} : { tracesFile }),
   });
   sets.push({
     seed,
-    conversations: conversations.length,
-    turns: conversations.reduce((sum, c) => sum + c.sessions.reduce((n, s) => n + s.turns.length, 0), 0),
-    questions: conversations.reduce((sum, c) => sum + c.questions.length, 0),
+    ...setSize(conversations),
     ...scores,
   });
 }

@@ -15,21 +15,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { conversationRecall } from "./conversation-cortex.js";
-import { loadLocomo, type TurnRendering, turnRenderings } from "./conversation-recall.js";
+import { conversationRecall, recallOptionsFromEnv } from "./conversation-cortex.js";
+import { loadLocomo, setSize } from "./conversation-recall.js";
 
 const setPath = process.argv[2] ?? process.env.BENCH_DEVSET;
 if (setPath === undefined) {
   console.error("usage: npx tsx bench/devset-recall.ts <LoCoMo folder or locomo10.json>");
   process.exit(2);
 }
-const renderings = (process.env.BENCH_DEVSET_TURNS ?? "speaker").split(",") as TurnRendering[];
-for (const rendering of renderings) {
-  if (!turnRenderings.includes(rendering))
-    throw new Error(`BENCH_DEVSET_TURNS: "${rendering}" is not one of ${turnRenderings.join(", ")}`);
-}
-const tracesFile = process.env.BENCH_DEVSET_TRACES;
-if (tracesFile !== undefined) writeFileSync(tracesFile, "");
 const conversations = loadLocomo(setPath).slice(
   0,
   Number(process.env.BENCH_DEVSET_CONVERSATIONS ?? Infinity),
@@ -37,20 +30,14 @@ const conversations = loadLocomo(setPath).slice(
 
 const scores = await conversationRecall({
   conversations,
-  renderings,
+  ...recallOptionsFromEnv("speaker"),
   modes: (process.env.BENCH_DEVSET_MODES ?? "standard").split(",") as ("standard" | "deep")[],
   runtime: process.env.BENCH_EMBED_RUNTIME === "ollama" ? "ollama" : "onnx",
-  ...(tracesFile === undefined ? {} : { tracesFile }),
 });
 const result = {
   benchmark: "devset-recall",
   finishedAt: new Date().toISOString(),
-  set: {
-    name: basename(setPath),
-    conversations: conversations.length,
-    turns: conversations.reduce((sum, c) => sum + c.sessions.reduce((n, s) => n + s.turns.length, 0), 0),
-    questions: conversations.reduce((sum, c) => sum + c.questions.length, 0),
-  },
+  set: { name: basename(setPath), ...setSize(conversations) },
   goal: { recallAt10: 0.8, mrr: "above BM25's" },
   ...scores,
 };

@@ -8,6 +8,7 @@
  * when), multi-hop (a relation in one session, a property of that relative in another) and open-domain (a
  * preference to infer from). Pure and seeded: the same options give the same set.
  */
+import { type Rng, seededRng } from "../cortex/src/testing/secrets.js";
 import type {
   Conversation,
   ConversationQuestion,
@@ -41,21 +42,8 @@ export const defaultGeneratedSet: GeneratedSetOptions = {
   smallTalkPerSession: 9,
 };
 
-/** mulberry32: a small, well-mixed 32-bit generator, enough for picking templates reproducibly. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Random = () => number;
-const pick = <T>(rng: Random, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;
-function shuffled<T>(rng: Random, items: readonly T[]): T[] {
+const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;
+function shuffled<T>(rng: Rng, items: readonly T[]): T[] {
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i -= 1) {
     const j = Math.floor(rng() * (i + 1));
@@ -64,7 +52,7 @@ function shuffled<T>(rng: Random, items: readonly T[]): T[] {
   return copy;
 }
 /** Two different values of a pool. */
-function pickTwo<T>(rng: Random, items: readonly T[]): [T, T] {
+function pickTwo<T>(rng: Rng, items: readonly T[]): [T, T] {
   const [first, second] = shuffled(rng, items);
   return [first as T, second as T];
 }
@@ -125,7 +113,7 @@ interface Plan {
 }
 
 /** The facts of one person: which templates, which values, in which sessions (changes and relations in order). */
-function planFacts(rng: Random, sessions: number, id: string): Plan {
+function planFacts(rng: Rng, sessions: number, id: string): Plan {
   const turns: PlannedTurn[] = [];
   const questions: PlannedQuestion[] = [];
   const session = () => Math.floor(rng() * sessions);
@@ -181,7 +169,7 @@ const dayMs = 86_400_000;
 const joined = (...parts: string[]) => parts.filter((part) => part !== "").join(" ");
 
 /** One person's conversation with their assistant: sessions of small talk with the planned facts among it. */
-function generateConversation(rng: Random, options: GeneratedSetOptions, index: number): Conversation {
+function generateConversation(rng: Rng, options: GeneratedSetOptions, index: number): Conversation {
   const person = people[index % people.length] as string;
   const id = `generated-${index + 1}`;
   const plan = planFacts(rng, options.sessions, id);
@@ -225,7 +213,7 @@ export function generateConversations(options: GeneratedSetOptions = defaultGene
   // A fact that changes, and a relative described after being named, need two sessions.
   if (!Number.isInteger(options.sessions) || options.sessions < 2)
     throw new Error(`a generated set needs at least 2 sessions, not ${options.sessions}`);
-  const rng = random(options.seed);
+  const rng = seededRng(options.seed);
   return Array.from({ length: options.conversations }, (_, index) =>
     generateConversation(rng, options, index),
   );
