@@ -5,7 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runDir } from "../../../test/harness/src/paths.js";
+import { repoRoot, runDir } from "../../../test/harness/src/paths.js";
 import { freePort } from "../../../test/harness/src/ports.js";
 import {
   type OpenAiRecorder,
@@ -14,6 +14,7 @@ import {
 import {
   deepMerge,
   type OpenClawModelProvider,
+  type OpenClawPlugin,
   openClawProviderId,
   providerConfig,
   startOpenClaw,
@@ -29,6 +30,12 @@ import { reflectionResponseFormat } from "../reflection.js";
 import { bundlePlugin } from "../tools/bundle-plugin.js";
 import { hooksRoot } from "../tools/paths.js";
 import { startToolCallRelay, type ToolCallRelay } from "./tool-call-relay.js";
+
+const shortSystemPromptPlugin: OpenClawPlugin = {
+  id: "remram-probe",
+  path: join(repoRoot, "test/harness/fixtures/openclaw-probe-plugin"),
+  config: { systemPrompt: "You are a helpful personal assistant. Answer in one or two short sentences." },
+};
 
 /** The provider entry reflection runs use in the test gateway (see startPluginGateway). */
 export const reflectionProviderId = "testbed-reflect";
@@ -78,6 +85,13 @@ export async function startPluginGateway(params: {
    * API samples at temperature 1 when a request names none, whatever the Modelfile says).
    */
   reflectionParams?: Record<string, unknown>;
+  /**
+   * The system prompt of a person's runs: "short" (default) puts a one-line prompt in place of OpenClaw's ~2,000-token
+   * core through the probe plugin, so a turn costs SmolLM2 seconds instead of most of a minute of prompt evaluation;
+   * "openclaw" keeps the core prompt. Either way the plugin's block is appended after it and reflection runs keep
+   * their own prompt.
+   */
+  systemPrompt?: "short" | "openclaw";
 }): Promise<PluginGateway> {
   await bundlePlugin();
   const relay = await startToolCallRelay({
@@ -111,6 +125,7 @@ export async function startPluginGateway(params: {
           config: config as Record<string, unknown>,
           hooks: { timeouts: { agent_end: 60_000 } },
         },
+        ...((params.systemPrompt ?? "short") === "short" ? [shortSystemPromptPlugin] : []),
       ],
       ...(params.bundledPlugins === undefined ? {} : { bundledPlugins: params.bundledPlugins }),
       ...(params.env === undefined ? {} : { env: params.env }),
