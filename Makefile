@@ -33,7 +33,7 @@ test-unit: ## Unit tier only (pure logic, nothing started)
 test-integration: ## Integration tier only (starts and stops the real test bed itself)
 	vitest run --project integration
 
-test-real-node-full: setup ## The real-node appliance suite with its long cases (credential rotation, pods killed, node runtime restarted, helm rollback after a migration, restore onto a fresh appliance, full disks)
+test-real-node-full: setup ## The real-node appliance suite with its fault cases too (credential rotation, pods killed, operator killed mid-upgrade, node runtime restarted)
 	REMRAM_TESTBED=node,registry REMRAM_REAL_NODE_FULL=1 vitest run --project integration operator/test/appliance-real-node.int.test.ts
 
 lint: deps ## Biome (lint + format check), actionlint (.github/workflows), Cortex's layer rule (.dependency-cruiser.cjs), strict types

@@ -4,8 +4,8 @@
 // whose proposal another user approves with `kubectl remram`, a backup, an embedding model change, `helm upgrade`
 // and `helm uninstall`. The namespaces carry the test bed's annotations that place their pods on the real node, so
 // the operator's children land there exactly as it builds them. One appliance for the whole file, in this order;
-// last, a second one installed on the previous release and upgraded to this one (in the full run, then rolled back,
-// upgraded again, restored onto small volumes and filled).
+// last, a second one installed on the previous release and upgraded to this one, rolled back, upgraded again,
+// restored onto small volumes and filled.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -174,11 +174,10 @@ describe("the appliance through `helm upgrade`", () => {
 // The gateway as a household device reaches it: through Traefik over HTTPS (spec.gateway.expose type Ingress).
 describeIngress();
 
-// The long cases, about a third of the file's time on a 2-core machine, more than CI's 90 minutes leave room for
-// there: the credential rotation (after a conversation, a dream, an approval and an upgrade; the rotated credential
-// is then among the values the leak check looks for), each component's pod deleted in use, the operator killed
-// mid-upgrade, the node's runtime restarted, a `helm rollback` after the knowledge rebuild, a restore onto a fresh
-// appliance and its disks filled. `make test-real-node-full` and `make bench`'s appliance run include them.
+// The fault cases, more than CI's 90 minutes leave room for on a 2-core machine: the credential rotation (after a
+// conversation, a dream, an approval and an upgrade; the rotated credential is then among the values the leak check
+// looks for), each component's pod deleted in use, the operator killed mid-upgrade, the node's runtime restarted.
+// `make test-real-node-full` and `make bench`'s appliance run include them.
 const full = process.env.REMRAM_REAL_NODE_FULL === "1";
 if (full) describeCredentialRotation();
 describeClusterSecurity();
@@ -200,8 +199,8 @@ describe("the appliance after `helm uninstall`", () => {
 });
 
 // Then a fresh appliance on the previous release's chart and images, upgraded to this tree's (its knowledge index
-// rebuilt, the migration confirmed); in the full run it is rolled back with helm after the rebuild and upgraded again.
-describeUpgradeFromPrevious({ rollback: full });
-// Last, in the full run: that appliance backed up, deleted with its volumes, applied again on small volumes,
-// restored, and its disks filled and freed.
-if (full) describeFullDisks();
+// rebuilt, the migration confirmed), rolled back with helm after the rebuild and upgraded again.
+describeUpgradeFromPrevious({ rollback: true });
+// Last: that appliance backed up, deleted with its volumes, applied again on small volumes, restored, and its disks
+// filled and freed.
+describeFullDisks();
