@@ -15,6 +15,7 @@ function item(id: string, bm25Rank: number | null, knnRank: number | null, multi
     knnRank,
     knnScore: knnRank === null ? null : 1 - knnRank / 100,
     facetRank: null,
+    hopRank: null,
     fused: 0,
     features: { confidence: 0, recency: 0, usage: 0, provenanceTrust: 0, dimensionOverlap: 0, multiplier },
     score: 0,
@@ -41,6 +42,7 @@ describe("fusion re-scored offline", () => {
       bm25Score: 2.5,
       knnRank: 2,
       knnScore: 0.98,
+      hopRank: null,
       multiplier: 1.04,
     });
     expect(

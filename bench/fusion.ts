@@ -12,6 +12,8 @@ export interface TracedCandidate {
   bm25Score: number | null;
   knnRank: number | null;
   knnScore: number | null;
+  /** The second hop's rank; absent from traces written before it existed. */
+  hopRank?: number | null;
   multiplier: number;
 }
 
@@ -36,13 +38,14 @@ export function tracedQuestion(
       bm25Score: item.bm25Score,
       knnRank: item.knnRank,
       knnScore: item.knnScore,
+      hopRank: item.hopRank,
       multiplier: item.features.multiplier,
     }));
   return { kind: question.kind, evidence: question.evidence, candidates };
 }
 
 export type Fusion =
-  | { method: "rrf"; k: number; bm25: number; vector: number }
+  | { method: "rrf"; k: number; bm25: number; vector: number; hop?: number }
   /** Each list's scores scaled to 0..1 by its best hit, then a weighted sum. */
   | { method: "max-normalized"; bm25: number; vector: number };
 
@@ -52,8 +55,14 @@ export function fusedScore(
   best: { bm25: number; knn: number },
 ): number {
   if (fusion.method === "rrf") {
-    const part = (rank: number | null, weight: number) => (rank === null ? 0 : weight / (fusion.k + rank));
-    return part(candidate.bm25Rank, fusion.bm25) + part(candidate.knnRank, fusion.vector);
+    // A traces file written before the second hop existed has no hopRank at all.
+    const part = (rank: number | null | undefined, weight: number) =>
+      rank === null || rank === undefined ? 0 : weight / (fusion.k + rank);
+    return (
+      part(candidate.bm25Rank, fusion.bm25) +
+      part(candidate.knnRank, fusion.vector) +
+      part(candidate.hopRank, fusion.hop ?? 0)
+    );
   }
   const part = (score: number | null, top: number, weight: number) =>
     score === null || top <= 0 ? 0 : (weight * score) / top;

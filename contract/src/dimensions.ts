@@ -15,6 +15,10 @@ export const retrievalWeights = z
     // alone (docs/cortex-ranking.md).
     chunkBm25: unitWeight.default(1),
     chunkVector: unitWeight.default(0.75),
+    // Chunks' second hop (a BM25 search for the names the first hop's best items carry and the question lacks): it
+    // finds the other half of an answer said across two sessions. Knowledge objects have none: on the labelled
+    // household corpus it pulled in objects that only shared a name (docs/cortex-ranking.md).
+    chunkHop: unitWeight.default(0.5),
     recency: unitWeight.default(0.3),
     confidence: unitWeight.default(0.5),
     usage: unitWeight.default(0.2),

@@ -124,6 +124,7 @@ export const traceItem = z.object({
   knnRank: z.int().nullable(),
   knnScore: z.number().nullable(),
   facetRank: z.int().nullable(),
+  hopRank: z.int().nullable().describe("Rank in the second hop's list (names the first hop found)."),
   fused: z.number(),
   features: z.object({
     confidence: z.number(),

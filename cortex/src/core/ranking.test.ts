@@ -116,6 +116,28 @@ describe("hybrid ranking", () => {
     expect(ranked[0]?.doc.id).toBe("high");
   });
 
+  it("adds the second hop's list to chunks at its own weight, and never to knowledge objects", () => {
+    const docs = new Map(["intro", "job", "other"].map((id) => [id, doc(id)]));
+    const lists = {
+      bm25: [{ id: "intro", score: 5 }],
+      knn: [
+        { id: "intro", score: 0.8 },
+        { id: "other", score: 0.6 },
+      ],
+      facet: [],
+      hop: [{ id: "job", score: 7 }],
+    };
+    const ranked = rankCandidates(lists, docs, context, "chunk");
+    const job = ranked.find((item) => item.doc.id === "job");
+    expect(job?.hopRank).toBe(1);
+    expect(job?.fused).toBeCloseTo(weights.chunkHop / (rrfK + 1));
+    expect(ranked.find((item) => item.doc.id === "intro")?.hopRank).toBeNull();
+    expect(rankCandidates(lists, docs, context, "fact").map((item) => item.doc.id)).not.toContain("job");
+    // Without the list (weight 0 or no names to follow) "job" is no candidate at all.
+    const { hop: _hop, ...firstHop } = lists;
+    expect(rankCandidates(firstHop, docs, context, "chunk").map((item) => item.doc.id)).not.toContain("job");
+  });
+
   it("ignores hits with no gated document, so nothing outside the gate is ever ranked", () => {
     const ranked = rankCandidates(
       { bm25: [{ id: "ghost", score: 99 }], knn: [], facet: [] },

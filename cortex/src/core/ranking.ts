@@ -15,6 +15,8 @@ export interface SignalLists {
   bm25: readonly SignalHit[];
   knn: readonly SignalHit[];
   facet: readonly SignalHit[];
+  /** The second hop's BM25 hits (core/hop.ts), chunks only; absent when there was none. */
+  hop?: readonly SignalHit[];
 }
 
 /** What ranking needs to know about a candidate, read from its stored document. */
@@ -44,6 +46,7 @@ export interface RankedCandidate<D extends RankableDoc> {
   knnRank: number | null;
   knnScore: number | null;
   facetRank: number | null;
+  hopRank: number | null;
   fused: number;
   features: FeatureScores;
   score: number;
@@ -142,10 +145,15 @@ export type RankedKind = "fact" | "chunk";
 export function signalWeights(
   weights: DimensionPolicy["retrievalWeights"],
   kind: RankedKind,
-): { bm25: number; vector: number; facet: number } {
+): { bm25: number; vector: number; facet: number; hop: number } {
   return kind === "fact"
-    ? { bm25: weights.bm25, vector: weights.vector, facet: weights.dimensionOverlap }
-    : { bm25: weights.chunkBm25, vector: weights.chunkVector, facet: weights.dimensionOverlap };
+    ? { bm25: weights.bm25, vector: weights.vector, facet: weights.dimensionOverlap, hop: 0 }
+    : {
+        bm25: weights.chunkBm25,
+        vector: weights.chunkVector,
+        facet: weights.dimensionOverlap,
+        hop: weights.chunkHop,
+      };
 }
 
 /**
@@ -171,6 +179,7 @@ export function rankCandidates<D extends RankableDoc>(
         knnRank: null,
         knnScore: null,
         facetRank: null,
+        hopRank: null,
         fused: 0,
       };
       parts.set(id, part);
@@ -197,6 +206,13 @@ export function rankCandidates<D extends RankableDoc>(
     if (part === undefined || part.facetRank !== null) return;
     part.facetRank = index + 1;
     part.fused += weights.facet / (rrfK + index + 1);
+  });
+  // A list at weight 0 adds no candidates: knowledge objects never take the second hop's.
+  (weights.hop > 0 ? (signals.hop ?? []) : []).forEach((hit, index) => {
+    const part = entry(hit.id);
+    if (part === undefined || part.hopRank !== null) return;
+    part.hopRank = index + 1;
+    part.fused += weights.hop / (rrfK + index + 1);
   });
   const ranked = [...parts.values()].map((part) => {
     const features = featureScores(part.doc, context);

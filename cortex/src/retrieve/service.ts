@@ -19,6 +19,7 @@ import {
   type FactDoc,
   slicedTokenCount,
 } from "../core/assembly.js";
+import { hopCandidates, hopSourceItems, hopTerms } from "../core/hop.js";
 import { detectLiveState } from "../core/intent.js";
 import { chunkGate, type FilterClause, knowledgeGate, knowledgeVectorGate } from "../core/policy.js";
 import {
@@ -101,7 +102,7 @@ export async function retrieve(
     mark("embed", embedStarted);
   }
 
-  const searches = planSearches({
+  const searchPlan = {
     knowledgeIndex: deps.store.indices.knowledge,
     knowledgeVectorIndex: deps.store.indices.vectors,
     chunkIndex: deps.store.indices.chunks,
@@ -112,17 +113,18 @@ export async function retrieve(
     vector,
     hints,
     candidates: candidatesPerSignal(request.mode, deps.settings.candidates),
-  });
+  };
+  const searches = planSearches(searchPlan);
   const factDocs = new Map<string, FactDoc>();
   const chunkDocs = new Map<string, ChunkDoc>();
   const factSignals = emptyLists();
   const chunkSignals = emptyLists();
   // The OpenSearch time limit starts after the query embedding, which has its own limit.
   const searchStarted = performance.now();
+  const floor = knnScoreFloor(deps.settings.minVectorSimilarity);
   try {
     const remaining = deps.settings.retrieveTimeoutMs;
     const responses = await multiSearch<StoredKnowledge & StoredChunk>(deps.store, searches, remaining);
-    const floor = knnScoreFloor(deps.settings.minVectorSimilarity);
     responses.forEach((response, index) => {
       const search = searches[index];
       if (search === undefined) return;
@@ -193,8 +195,43 @@ export async function retrieve(
     hints,
   };
   const rankedFacts = rankCandidates(factSignals, factDocs, context, "fact");
-  const rankedChunks = rankCandidates(chunkSignals, chunkDocs, context, "chunk");
+  let rankedChunks = rankCandidates(chunkSignals, chunkDocs, context, "chunk");
   mark("rank", rankStarted);
+
+  // The second hop: a BM25 search for chunks, through the same gate, for the names the best items carry and the
+  // question lacks; its hits join the chunks' ranking as a list of their own. Failing costs only this list.
+  const terms =
+    context.weights.chunkHop > 0 && chunksGate !== null
+      ? hopTerms(request.requestText, [
+          ...rankedChunks.slice(0, hopSourceItems).map((candidate) => candidate.doc.text),
+          ...rankedFacts.slice(0, hopSourceItems).map((candidate) => candidate.doc.statement),
+        ])
+      : [];
+  if (terms.length > 0) {
+    const hopStarted = performance.now();
+    const hopSearches = planSearches({
+      ...searchPlan,
+      requestText: terms.join(" "),
+      vector: null,
+      hints: [],
+      candidates: hopCandidates,
+    }).filter((search) => search.kind === "chunk");
+    try {
+      const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - searchStarted));
+      const [response] = await multiSearch<StoredChunk>(deps.store, hopSearches, remaining);
+      if (response?.error !== undefined)
+        degradedReasons.push(`chunk second hop failed: ${response.error.type}`);
+      else if (response !== undefined) {
+        chunkSignals.hop = signalHits(response.hits.hits, "hop", floor);
+        for (const hit of response.hits.hits)
+          chunkDocs.set(hit._id, chunkDocs.get(hit._id) ?? toChunkDoc(hit._source));
+        rankedChunks = rankCandidates(chunkSignals, chunkDocs, context, "chunk");
+      }
+    } catch (error) {
+      degradedReasons.push(`second hop skipped: ${describe(error)}`);
+    }
+    mark("hop", hopStarted);
+  }
 
   const neighbours = new Map<string, ChunkDoc>();
   const expansion = expansionCandidates(rankedChunks, request.mode);
@@ -288,6 +325,7 @@ export async function retrieve(
         knnRank: candidate.knnRank,
         knnScore: candidate.knnScore,
         facetRank: candidate.facetRank,
+        hopRank: candidate.hopRank,
         fused: candidate.fused,
         features: candidate.features,
         score: candidate.score,
