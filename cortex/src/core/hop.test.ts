@@ -27,6 +27,20 @@ describe("hopTerms", () => {
     ]);
   });
 
+  it("reads a possessive question, curly apostrophes, capitals inside words, list items and decomposed accents", () => {
+    expect(hopTerms("What is Caroline's job?", ["Caroline’s sister Ingrid called."])).toEqual(["Ingrid"]);
+    expect(hopTerms("How are you?", ["Yes, I’m fine and I’ve seen Bo. Don’t worry."])).toEqual(["Bo"]);
+    expect(hopTerms("Which phone?", ["She bought an iPhone on eBay from Ana."])).toEqual(["Ana"]);
+    expect(hopTerms("What now?", ["- Painting with Bo\n- Went home"])).toEqual(["Bo"]);
+    expect(hopTerms("Who is José?", ["I met Jose\u0301 and Ana."])).toEqual(["Ana"]);
+  });
+
+  it("strips a speaker label of a few words only, not a sentence that ends in a colon", () => {
+    expect(hopTerms("What does she do?", ["Mary Ann: my sister Ingrid said: she is a nurse"])).toEqual([
+      "Ingrid",
+    ]);
+  });
+
   it("returns nothing when the items name no one new", () => {
     expect(hopTerms("Where is Oslo?", ["We flew to Oslo in June.", "ok thanks"])).toEqual([]);
   });

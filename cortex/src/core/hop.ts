@@ -18,15 +18,23 @@ const notNames = new Set(
     "then there these they this those to too um was we we're well were what when where which who why will with " +
     "would yeah yes you you're your user assistant system tool thanks thank hi hello hey sure great good nice " +
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august " +
-    "september october november december today tomorrow yesterday"
+    "september october november december today tomorrow yesterday don't didn't doesn't isn't wasn't can't " +
+    "won't couldn't wouldn't shouldn't haven't hasn't aren't weren't"
   ).split(" "),
 );
 
-/** A run of letters (apostrophes and hyphens inside) that starts with a capital. */
-const capitalised = /\p{Lu}[\p{L}'’-]*\p{L}|\p{Lu}/gu;
-const wordPattern = /[\p{L}\p{N}'’-]+/gu;
-/** "Caroline: " or "[8 May 2023] Caroline: " at the start of a line: who speaks. */
-const speakerLabel = /^\s*(?:\[[^\]]{1,40}\]\s*)?[\p{L}][\p{L} .'-]{0,40}:\s/u;
+/** A word (apostrophes and hyphens inside) that starts with a capital: "Ingrid", not the "Phone" of "iPhone". */
+const capitalised = /(?<![\p{L}\p{N}\p{M}])\p{Lu}[\p{L}\p{M}'-]*[\p{L}\p{M}]|(?<![\p{L}\p{N}\p{M}])\p{Lu}/gu;
+const wordPattern = /[\p{L}\p{N}\p{M}'-]+/gu;
+/** "Caroline: " or "[8 May 2023] Mary Ann: " at the start of a line (a name of up to three words): who speaks. */
+const speakerLabel = /^\s*(?:\[[^\]]{1,40}\]\s*)?\p{Lu}[\p{L}.'-]*(?: \p{Lu}[\p{L}.'-]*){0,2}:\s/u;
+/** What ends a sentence or opens a list item, a quote or an aside: a capital after it proves nothing. */
+const opensSentence = /[.!?:;"“”‘(…—–*•-]$/u;
+
+/** One spelling: composed accents, straight apostrophes. */
+function normalised(text: string): string {
+  return text.normalize("NFC").replace(/’/gu, "'");
+}
 
 /**
  * Names in `texts` (best first) that the question lacks: capitalised words that are not common words, not a speaker
@@ -34,17 +42,19 @@ const speakerLabel = /^\s*(?:\[[^\]]{1,40}\]\s*)?[\p{L}][\p{L} .'-]{0,40}:\s/u;
  * (where any word is capitalised); at most `max`, in the order they first appear.
  */
 export function hopTerms(question: string, texts: readonly string[], max = maxHopTerms): string[] {
-  const asked = new Set((question.match(wordPattern) ?? []).map((word) => word.toLowerCase()));
+  const asked = new Set(
+    (normalised(question).match(wordPattern) ?? []).map((word) => word.replace(/'s$/u, "").toLowerCase()),
+  );
   const found: { word: string; key: string; opensSentence: boolean }[] = [];
   for (const text of texts) {
     for (const line of text.split("\n")) {
-      const body = line.replace(speakerLabel, "");
+      const body = normalised(line).replace(speakerLabel, "");
       for (const match of body.matchAll(capitalised)) {
-        const word = match[0].replace(/['’]s$/u, "");
+        const word = match[0].replace(/'s$/u, "");
         const key = word.toLowerCase();
         if (word.length < 2 || notNames.has(key) || asked.has(key)) continue;
         const before = body.slice(0, match.index).trimEnd();
-        found.push({ word, key, opensSentence: before === "" || /[.!?:;"“(]$/u.test(before) });
+        found.push({ word, key, opensSentence: before === "" || opensSentence.test(before) });
       }
     }
   }

@@ -51,6 +51,9 @@ export interface RetrievalDeps {
   metrics: CortexMetrics;
 }
 
+/** The second hop is optional: it starts only with this much of the time limit left. */
+const hopMinimumMs = 100;
+
 /** Deep mode looks further down every list: at least this many candidates per signal. */
 export const deepModeMinCandidates = 100;
 
@@ -207,7 +210,10 @@ export async function retrieve(
           ...rankedFacts.slice(0, hopSourceItems).map((candidate) => candidate.doc.statement),
         ])
       : [];
-  if (terms.length > 0) {
+  const hopRemaining = deps.settings.retrieveTimeoutMs - (performance.now() - searchStarted);
+  if (terms.length > 0 && hopRemaining < hopMinimumMs)
+    degradedReasons.push("second hop skipped: the time limit is nearly spent");
+  else if (terms.length > 0) {
     const hopStarted = performance.now();
     const hopSearches = planSearches({
       ...searchPlan,
@@ -217,10 +223,8 @@ export async function retrieve(
       candidates: hopCandidates,
     }).filter((search) => search.kind === "chunk");
     try {
-      const remaining = Math.max(50, deps.settings.retrieveTimeoutMs - (performance.now() - searchStarted));
-      const [response] = await multiSearch<StoredChunk>(deps.store, hopSearches, remaining);
-      if (response?.error !== undefined)
-        degradedReasons.push(`chunk second hop failed: ${response.error.type}`);
+      const [response] = await multiSearch<StoredChunk>(deps.store, hopSearches, hopRemaining);
+      if (response?.error !== undefined) degradedReasons.push(`second hop skipped: ${response.error.type}`);
       else if (response !== undefined) {
         chunkSignals.hop = signalHits(response.hits.hits, "hop", floor);
         for (const hit of response.hits.hits)
