@@ -77,10 +77,11 @@ const templateImages = (deployment: string): Promise<string> =>
   ]);
 
 /**
- * `rollback`: after the rebuild, `helm rollback` to the previous release (it recalls and saves on the rebuilt index)
- * and `helm upgrade` again (nothing left to rebuild, what the rollback saved is there), about 3 minutes more.
+ * The previous release upgraded to this one; after the rebuild, `helm rollback` to the previous release (it recalls
+ * and saves on the rebuilt index) and `helm upgrade` again (nothing left to rebuild, what the rollback saved is
+ * there), about 3 minutes of it.
  */
-export function describeUpgradeFromPrevious(options: { rollback: boolean }): void {
+export function describeUpgradeFromPrevious(): void {
   describe("an upgrade from the previous release", () => {
     it("keeps the appliance, its volumes and a person's knowledge through `helm upgrade` to this release", async () => {
       const previous = images.previous;
@@ -174,25 +175,23 @@ export function describeUpgradeFromPrevious(options: { rollback: boolean }): voi
         { what: "IndexesCurrent naming the kept index", timeoutMs: 90_000, intervalMs: 1_000 },
       );
 
-      if (options.rollback) {
-        // `helm rollback` after the migration: the previous release runs on the rebuilt index and keeps working.
-        const rolledBackAt = Date.now();
-        await helm("rollback", release, "--wait", "--timeout=300s");
-        await rolledOnto(previous.cortex, previous.hooks, "the previous release");
-        measured.rollbackToReadyMs = Date.now() - rolledBackAt;
-        expect(await recall("When is the boiler serviced?")).toContain("annual service is due every March");
-        const savedOnRollback = await save(rollbackStatement);
-        expect(savedOnRollback.proposal.status).toBe("pending");
+      // `helm rollback` after the migration: the previous release runs on the rebuilt index and keeps working.
+      const rolledBackAt = Date.now();
+      await helm("rollback", release, "--wait", "--timeout=300s");
+      await rolledOnto(previous.cortex, previous.hooks, "the previous release");
+      measured.rollbackToReadyMs = Date.now() - rolledBackAt;
+      expect(await recall("When is the boiler serviced?")).toContain("annual service is due every March");
+      const savedOnRollback = await save(rollbackStatement);
+      expect(savedOnRollback.proposal.status).toBe("pending");
 
-        // Forward again: nothing left to rebuild, the same index kept, and what the rollback saved is there.
-        await helm("upgrade", release, chart, "-f", valuesFile, "--wait", "--timeout=300s");
-        await rolledOnto(images.cortex, images.hooks, "this release");
-        const again = await migrations();
-        expect(again.state).toBe("current");
-        expect(again.rebuild).toBeUndefined();
-        expect(again.kept.map((kept) => kept.index)).toEqual([migrated.rebuild?.from]);
-        expect(await recall("Where is the bicycle pump?")).toContain("bicycle pump is on the hook");
-      }
+      // Forward again: nothing left to rebuild, the same index kept, and what the rollback saved is there.
+      await helm("upgrade", release, chart, "-f", valuesFile, "--wait", "--timeout=300s");
+      await rolledOnto(images.cortex, images.hooks, "this release");
+      const again = await migrations();
+      expect(again.state).toBe("current");
+      expect(again.rebuild).toBeUndefined();
+      expect(again.kept.map((kept) => kept.index)).toEqual([migrated.rebuild?.from]);
+      expect(await recall("Where is the bicycle pump?")).toContain("bicycle pump is on the hook");
 
       // The admin confirms the migration with the plugin: the kept index goes.
       const plugins = await installPlugin();

@@ -24,7 +24,7 @@ const notNames = new Set(
 );
 
 /** A word (apostrophes and hyphens inside) that starts with a capital: "Ingrid", not the "Phone" of "iPhone". */
-const capitalised = /(?<![\p{L}\p{N}\p{M}])\p{Lu}[\p{L}\p{M}'-]*[\p{L}\p{M}]|(?<![\p{L}\p{N}\p{M}])\p{Lu}/gu;
+const capitalised = /(?<![\p{L}\p{N}\p{M}])\p{Lu}(?:[\p{L}\p{M}'-]*[\p{L}\p{M}])?/gu;
 const wordPattern = /[\p{L}\p{N}\p{M}'-]+/gu;
 /** "Caroline: " or "[8 May 2023] Mary Ann: " at the start of a line (a name of up to three words): who speaks. */
 const speakerLabel = /^\s*(?:\[[^\]]{1,40}\]\s*)?\p{Lu}[\p{L}.'-]*(?: \p{Lu}[\p{L}.'-]*){0,2}:\s/u;

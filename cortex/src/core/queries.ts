@@ -6,7 +6,7 @@ import type { ChunkDoc, FactDoc } from "./assembly.js";
 import type { FilterClause } from "./policy.js";
 import type { SignalHit } from "./ranking.js";
 
-export type Signal = "bm25" | "knn" | "facet" | "hop";
+export type Signal = "bm25" | "knn" | "facet";
 export type ItemKind = "fact" | "chunk";
 
 export interface PlannedSearch {

@@ -226,7 +226,8 @@ export async function retrieve(
       const [response] = await multiSearch<StoredChunk>(deps.store, hopSearches, hopRemaining);
       if (response?.error !== undefined) degradedReasons.push(`second hop skipped: ${response.error.type}`);
       else if (response !== undefined) {
-        chunkSignals.hop = signalHits(response.hits.hits, "hop", floor);
+        // A BM25 search: the k-NN floor does not apply.
+        chunkSignals.hop = signalHits(response.hits.hits, "bm25", floor);
         for (const hit of response.hits.hits)
           chunkDocs.set(hit._id, chunkDocs.get(hit._id) ?? toChunkDoc(hit._source));
         rankedChunks = rankCandidates(chunkSignals, chunkDocs, context, "chunk");
