@@ -1,12 +1,12 @@
 // Cortex's layers, checked by `make lint`: imports point down only. From the bottom: the wire contract
 // (@remram/contract in contract/src: zod only, nothing of Cortex), core (pure rules), store (OpenSearch, Ollama),
 // knowledge (the knowledge-object floor every feature shares), the platform (context, config, metrics, auth), the
-// features side by side (ingest, retrieve, dimensions, health, reflect, dream, promote, archive), and the
-// composition (app, maturation, main, index) that nothing imports.
+// features side by side (ingest, retrieve, dimensions, health, reflect, remember, person-knowledge, dream, promote,
+// archive), and the composition (app, maturation, main, index) that nothing imports.
 // Type-only imports count: a type from above is an upward dependency too.
 const src = "^cortex/src/";
 const features =
-  "(ingest|retrieve|dimensions|health|reflect|remember|dream|promote|archive|embeddings|storage)";
+  "(ingest|retrieve|dimensions|health|reflect|remember|person-knowledge|dream|promote|archive|embeddings|storage)";
 const composition = `${src}(app|maturation|main|index)\\.ts$`;
 const tests = "\\.test\\.ts$";
 

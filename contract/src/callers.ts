@@ -4,7 +4,7 @@
  * - gateway: the OpenClaw gateway's hooks plugin, for the sessions it serves (retrieve, ingest, reflect, archive);
  * - operator: the Remram operator (dream, proposals, promotion, the dimension policy);
  * - admin: the household's administrator (erasure, archive verification);
- * - app: the remram-app (what a person sees and corrects; erasure of the person's own data only).
+ * - app: the remram-app (what a person sees, corrects and forgets; erasure of the person's own data only).
  */
 import { z } from "zod";
 

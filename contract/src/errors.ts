@@ -9,9 +9,10 @@ export const errorResponse = z.object({
 export type ErrorResponse = z.infer<typeof errorResponse>;
 
 /**
- * 410 from a write (ingest, reflect, archive) for a person erased after the data was observed: refused for good, so
- * a queue flushed after the erasure cannot bring the data back. The hooks drop it instead of retrying.
+ * 410 from a write (ingest, reflect, archive) for a person erased after the data was observed, and from ingest for
+ * knowledge a person asked to forget: refused for good, so a queue flushed afterwards cannot bring the data back.
+ * The hooks drop it instead of retrying.
  */
 export const erasedResponse = errorResponse.describe(
-  "Data of a person erased after it was observed: refused for good (do not retry)",
+  "Data of a person erased after it was observed, or knowledge a person asked to forget: refused for good (do not retry)",
 );

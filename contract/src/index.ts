@@ -22,6 +22,7 @@ export * from "./memory-tools.js";
 export * from "./migrations.js";
 export * from "./openapi.js";
 export * from "./person-export.js";
+export * from "./person-knowledge.js";
 export * from "./promote.js";
 export * from "./reflect.js";
 export * from "./retrieve.js";

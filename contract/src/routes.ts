@@ -33,6 +33,14 @@ import { ingestRequest, ingestResponse } from "./ingest.js";
 import { migrationStatus, migrationsConfirmed } from "./migrations.js";
 import { personExportRequest, personExportResponse } from "./person-export.js";
 import {
+  personKnowledgeCorrectRequest,
+  personKnowledgeCorrectResponse,
+  personKnowledgeForgetRequest,
+  personKnowledgeForgetResponse,
+  personKnowledgeRequest,
+  personKnowledgeResponse,
+} from "./person-knowledge.js";
+import {
   denyRequest,
   promoteRequest,
   promoteResponse,
@@ -413,6 +421,60 @@ export const routes = {
         400: errorResponse,
         401: errorResponse,
         403: errorResponse,
+        503: errorResponse,
+      },
+    },
+  },
+  personKnowledge: {
+    method: "POST",
+    url: "/person/knowledge",
+    callers: ["admin", "app"],
+    schema: {
+      summary:
+        "What a person may see of what is remembered: their own knowledge and the household's, searched or newest first, paged",
+      body: personKnowledgeRequest,
+      response: {
+        200: personKnowledgeResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        503: errorResponse,
+      },
+    },
+  },
+  personKnowledgeCorrect: {
+    method: "POST",
+    url: "/person/knowledge/correct",
+    callers: ["admin", "app"],
+    schema: {
+      summary:
+        "A person corrects one active object: it is invalidated (kept for the history) and a new one states the correction",
+      body: personKnowledgeCorrectRequest,
+      response: {
+        200: personKnowledgeCorrectResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        404: errorResponse,
+        409: errorResponse,
+        503: errorResponse,
+      },
+    },
+  },
+  personKnowledgeForget: {
+    method: "POST",
+    url: "/person/knowledge/forget",
+    callers: ["admin", "app"],
+    schema: {
+      summary:
+        "Really remove single objects from every store that holds them and refuse their return (all or nothing); audited",
+      body: personKnowledgeForgetRequest,
+      response: {
+        200: personKnowledgeForgetResponse,
+        400: errorResponse,
+        401: errorResponse,
+        403: errorResponse,
+        404: errorResponse,
         503: errorResponse,
       },
     },

@@ -14,6 +14,7 @@ import type { ErasedContent } from "./core/erasure.js";
 import { dreamRoutes } from "./dream/routes.js";
 import { DreamRunner } from "./dream/service.js";
 import { ensureMaturationIndices, type MaturationIndices } from "./knowledge/records.js";
+import { personKnowledgeRoutes } from "./person-knowledge/routes.js";
 import { type GitIdentity, GitPromoter } from "./promote/git-promoter.js";
 import { promoteRoutes } from "./promote/routes.js";
 import { reflectRoutes } from "./reflect/routes.js";
@@ -53,7 +54,7 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 
 /**
  * Registers /reflect, /remember, /dream, /proposals, /promote, /archive, /admin/erasure, /admin/check,
- * /admin/storage, /admin/backups and /admin/restore on the Cortex app.
+ * /admin/storage, /admin/backups, /admin/restore and /person/knowledge on the Cortex app.
  */
 export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync {
   return async (app) => {
@@ -139,6 +140,8 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
       archiveRoutes(archive, indices, history, (userId, erasedAt) => backups.recordErasure(userId, erasedAt)),
     );
     await app.register(backupRoutes(backups));
+    // "My memory": a forget rewrites the repository's history like an erasure, through the same function.
+    await app.register(personKnowledgeRoutes(indices, history));
     const check = consistencyChecker(app.cortex, indices, {
       archive,
       // Through the promoter: its start-up rolls back an interrupted promotion, and its git config trusts the folder.

@@ -6,14 +6,9 @@
  */
 import type { CallerName, ErasureCounts, ErasureRequest, MemoryDocument } from "@remram/contract";
 import type { CortexContext } from "../context.js";
-import {
-  type ErasedContent,
-  erasedPhrases,
-  erasureSubject,
-  extractiveSummary,
-  withoutPerson,
-} from "../core/erasure.js";
+import { erasedPhrases, erasureSubject, extractiveSummary, withoutPerson } from "../core/erasure.js";
 import { redactText } from "../core/redaction.js";
+import { type HistoryEraser, reindexArtifacts } from "../knowledge/artifact-chunks.js";
 import {
   collectPersonItems,
   deletePersonItems,
@@ -33,22 +28,11 @@ import { sha256Hex } from "./document.js";
 import { authorsOf, type IndexEntry } from "./service.js";
 import { ArchiveIntegrityError, ArchiveNotFoundError, type ArchiveStore } from "./store.js";
 
-/** What the workspace repository reports after erasing (GitPromoter.erase, wired in by maturation.ts). */
-export interface HistoryErasure {
-  commitsRewritten: number;
-  commitsDropped: number;
-  blobsRewritten: number;
-  /** Working-tree files changed: new content, or null when deleted. */
-  workspace: ReadonlyMap<string, string | null>;
-  /** Old commit id → new one, or null when dropped. */
-  commits: ReadonlyMap<string, string | null>;
-}
-
 export interface ErasureStores {
   indices: MaturationIndices;
   archive: () => Promise<ArchiveStore>;
   /** The repository's eraser; absent, there is no repository to erase from. */
-  history?: ((erased: ErasedContent) => Promise<HistoryErasure>) | undefined;
+  history?: HistoryEraser | undefined;
 }
 
 export interface ErasureOutcome {
@@ -271,55 +255,4 @@ async function eraseFromArchive(
       counts.archiveRewritten += 1;
     }
   return counts;
-}
-
-/**
- * Artifact chunks follow the rewritten workspace: a deleted file's chunk goes, a rewritten one's text is replaced
- * and embedded again (the old vector was computed from the erased text too; without a model it is dropped).
- */
-async function reindexArtifacts(
-  { store, embedder }: Context,
-  workspace: ReadonlyMap<string, string | null>,
-): Promise<number> {
-  let changed = 0;
-  for (const [path, content] of workspace) {
-    const query = { bool: { filter: [{ term: { sourceKind: "artifact" } }, { term: { path } }] } };
-    for await (const hits of scanFields<Record<string, unknown>>(
-      store,
-      store.indices.chunks,
-      query,
-      undefined,
-    ))
-      for (const hit of hits) {
-        changed += 1;
-        if (content === null) {
-          await storeRequest(
-            store,
-            "DELETE",
-            `/${store.indices.chunks}/_doc/${hit._id}?refresh=true`,
-            undefined,
-            {
-              ignore: [404],
-            },
-          );
-          continue;
-        }
-        const { embedding: _erased, ...rest } = hit._source;
-        const text = content.slice(0, 16_000);
-        const vector = embedder
-          ? await embedder.embedMany([text]).then(
-              (v) => v[0] ?? null,
-              () => null,
-            )
-          : null;
-        const document = {
-          ...rest,
-          text,
-          ...(vector && { embedding: vector }),
-          embeddingModel: vector ? (embedder?.model ?? null) : null,
-        };
-        await storeRequest(store, "PUT", `/${store.indices.chunks}/_doc/${hit._id}?refresh=true`, document);
-      }
-  }
-  return changed;
 }

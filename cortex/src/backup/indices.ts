@@ -5,6 +5,8 @@
  * go on holds no reference to a thing it lacks. A new index must be added here; the backup test compares this
  * list with what OpenSearch holds under the prefix.
  */
+
+import { forgottenIndex } from "../knowledge/forgotten.js";
 import type { MaturationIndices } from "../knowledge/records.js";
 import { tombstoneIndex } from "../knowledge/tombstones.js";
 import type { CortexStore } from "../store/client.js";
@@ -26,5 +28,6 @@ export function backedUpIndices(store: CortexStore, maturation: MaturationIndice
     { name: "knowledge", index: store.indices.knowledge },
     { name: "dimensions", index: store.indices.dimensions },
     { name: "erasures", index: tombstoneIndex(store) },
+    { name: "forgotten", index: forgottenIndex(store) },
   ];
 }

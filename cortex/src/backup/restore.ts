@@ -24,6 +24,7 @@ import {
   notEmptyReason,
   type TargetContents,
 } from "../core/backup.js";
+import { ensureForgottenIndex } from "../knowledge/forgotten.js";
 import type { MaturationIndices } from "../knowledge/records.js";
 import { ensureTombstoneIndex, recordSubjectTombstone, tombstoneIndex } from "../knowledge/tombstones.js";
 import { request } from "../store/client.js";
@@ -201,6 +202,7 @@ export async function restoreData(
 
   progress.phase = "indices";
   await ensureTombstoneIndex(store);
+  await ensureForgottenIndex(store);
   const present = new Set(manifest.files.map((file) => file.name));
   const indices = backedUpIndices(store, await targets.indices());
   for (const { name, index } of indices) {

@@ -41,6 +41,15 @@ export const defaultConfidenceConstants: ConfidenceConstants = {
   maxExplicitAdjustment: 0.2,
 };
 
+/**
+ * Confidence of what a person states themselves (an explicit save, a correction in the app). Their own directive is
+ * the strongest evidence memory has (seed 001: what the person says outranks what a model derived), above the 0.8 a
+ * reinforced object needs for an artifact, and far enough above reflection's 0.5 that one later inference cannot
+ * silently overturn it (dream resolves a contradiction by evidence only within 0.25; a weaker newer claim becomes a
+ * review item). Below 1: a correction by the same person still wins.
+ */
+export const userDirectiveConfidence = 0.9;
+
 export type ConfidenceEvent =
   | { kind: "reinforcement"; newSession: boolean }
   | { kind: "toolConfirmation" }

@@ -7,8 +7,10 @@ import type {
   IngestResponse,
   KnowledgeObject,
 } from "@remram/contract";
+import { forgetSubjects, forgottenRefusal } from "../core/forgotten.js";
 import { planIngest } from "../core/ingest-plan.js";
 import { gone } from "../http-errors.js";
+import { forgottenAmong } from "../knowledge/forgotten.js";
 import { refusalMessage, refusedWrites } from "../knowledge/tombstones.js";
 import type { CortexMetrics } from "../metrics.js";
 import type { CortexStore } from "../store/client.js";
@@ -42,6 +44,27 @@ export async function ingest(deps: IngestDeps, request: IngestRequest, now: Date
   };
   await refuseErased();
   const planned = planIngest(request.events, { privacy: policy.privacy.defaultLevel, now: nowIso });
+  // Knowledge a person asked to forget is refused for good, whenever observed: the same capture replayed (its id)
+  // or the same words again in the same owner's knowledge (its statement).
+  const knowledgeChecks = planned.flatMap((item) =>
+    item.knowledge === null ? [] : [{ at: `events.${item.index}`, subjects: forgetSubjects(item.knowledge) }],
+  );
+  const refuseForgotten = async () => {
+    const marks = await forgottenAmong(
+      deps.store,
+      knowledgeChecks.flatMap((check) => check.subjects.map((s) => s.subject)),
+    );
+    if (marks.size === 0) return;
+    const refused = knowledgeChecks.filter((check) => check.subjects.some((s) => marks.has(s.subject)));
+    const [first] = marks.values();
+    throw gone(
+      forgottenRefusal(
+        refused.map((check) => check.at),
+        first?.forgottenAt ?? "?",
+      ),
+    );
+  };
+  await refuseForgotten();
 
   // Each distinct id once; a repeat inside the batch is a duplicate of its first occurrence.
   const documents = new Map<
@@ -89,8 +112,9 @@ export async function ingest(deps: IngestDeps, request: IngestRequest, now: Date
       ? [{ index: indices.vectors, id, document: vectorDocument(entry.item, vector, model) }]
       : [];
   });
-  // Again right before the write: an erasure may have landed while the batch was embedded (up to minutes).
+  // Again right before the write: an erasure or a forget may have landed while the batch was embedded (up to minutes).
   await refuseErased();
+  await refuseForgotten();
   const results = await createDocuments(deps.store, [...written, ...knowledgeVectors]);
   const outcomes = new Map(written.map((document, position) => [document.id, results[position]]));
 

@@ -85,4 +85,11 @@ describe("erasure of records", () => {
     expect(queries).toContain('"subject":"subject-alice"');
     expect(recordQueries("subject-alice")[0]).toEqual({ terms: { kind: ["proposal"] } });
   });
+
+  it("a forget of single objects (no subject) reads no receipts and keeps every one", () => {
+    expect(JSON.stringify(recordQueries(undefined))).not.toContain("reflectReceipt");
+    const forget = { ...erasure, subject: undefined };
+    expect(decide(receipt(undefined, naming), forget, new Set(), now)).toEqual({ op: "keep" });
+    expect(decide(receipt("subject-alice", naming), forget, new Set(), now)).toEqual({ op: "keep" });
+  });
 });

@@ -13,8 +13,11 @@ import type { MaturationIndices, StoredRecord } from "./records.js";
 export interface RecordErasure {
   /** Knowledge object and chunk ids of the person. */
   ids: ReadonlySet<string>;
-  /** The person's erasure subject: their receipts carry it. */
-  subject: string;
+  /**
+   * The person's erasure subject: their receipts carry it. Absent for a forget of single objects, which leaves
+   * every receipt as it is (they hold ids only, and one kept answers a replayed delta instead of applying it again).
+   */
+  subject?: string | undefined;
   /** Dimension values only the person's items carried. */
   dimensionValues: ReadonlySet<string>;
   erasedAt: string;
@@ -56,6 +59,7 @@ export function decide(
     case "audit":
       return { op: "keep" };
     case "reflectReceipt": {
+      if (erasure.subject === undefined) return { op: "keep" };
       // The person's own receipts, by subject; one written before `subject` existed, by the items it names. Another
       // person's receipt is theirs, even when it names one of the erased items: emptied, it would refuse their
       // honest retry with 410.
@@ -124,10 +128,11 @@ const kinds = (...names: string[]) => ({ terms: { kind: names } });
  * then the other records that may name the person's items, then their receipts (by subject; those without one, from
  * before `subject` existed, by the items they name). Never the receipts of other people, nor audit records.
  */
-export function recordQueries(subject: string): unknown[] {
+export function recordQueries(subject: string | undefined): unknown[] {
+  const named = [kinds("proposal"), kinds("review", "dreamReport", "dimensionPromotion")];
+  if (subject === undefined) return named;
   return [
-    kinds("proposal"),
-    kinds("review", "dreamReport", "dimensionPromotion"),
+    ...named,
     {
       bool: {
         filter: [kinds("reflectReceipt")],

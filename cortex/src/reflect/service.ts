@@ -8,10 +8,12 @@ import type {
 import type { CortexContext } from "../context.js";
 import { canonicalJson } from "../core/canonical-json.js";
 import { erasureSubject } from "../core/erasure.js";
+import { maturingStatementSubject, withoutForgotten } from "../core/forgotten.js";
 import { knowledgeIdFor } from "../core/ingest-plan.js";
 import type { MaturingObject } from "../core/knowledge.js";
 import type { Neighbour } from "../core/match.js";
 import { gone } from "../http-errors.js";
+import { forgottenAmong } from "../knowledge/forgotten.js";
 import { applyMaturing, ownerOf, toMaturing } from "../knowledge/mapping.js";
 import { createRecord, getRecord, type MaturationIndices } from "../knowledge/records.js";
 import { findCandidates, loadObjects, normaliseClaim, writeObjects } from "../knowledge/repository.js";
@@ -127,6 +129,13 @@ export async function reflect(
     },
   );
   if (!plan.ok) return plan;
+  // What the person asked to forget is not created again, however often a model reflects it.
+  const dropped = await forgottenCreations(context, plan.created);
+  const kept = withoutForgotten(plan.created, plan.updated, dropped);
+  const outcome: ReflectionOutcome =
+    dropped.size === 0
+      ? plan.outcome
+      : { ...plan.outcome, created: plan.outcome.created.filter((id) => !dropped.has(id)) };
 
   const replacements = corrections.flatMap((c) => (c.replacement ? [c.replacement] : []));
   const statementVectors = new Map<string, number[] | null>();
@@ -137,7 +146,7 @@ export async function reflect(
     statementVectors.set(item.statement, replacementVectors[i] ?? null);
   });
   const allItems = [...items, ...replacements];
-  const created = plan.created.map((object) => {
+  const created = kept.created.map((object) => {
     const item = allItems.find((i) => i.statement === object.statement);
     return {
       object: newKnowledgeObject(
@@ -151,7 +160,7 @@ export async function reflect(
       embeddingModel: context.embedder?.model ?? null,
     };
   });
-  const updated = plan.updated.flatMap((object) => {
+  const updated = kept.updated.flatMap((object) => {
     const previous = stored.get(object.id);
     return previous ? [{ object: applyMaturing(previous, object), previous }] : [];
   });
@@ -161,7 +170,7 @@ export async function reflect(
   await writeObjects(store, created, updated);
 
   const observations = new Map<string, { occurrences: number; values: string[] }>();
-  for (const { name, value } of plan.outcome.candidateDimensions) {
+  for (const { name, value } of outcome.candidateDimensions) {
     const entry = observations.get(name) ?? { occurrences: 0, values: [] };
     observations.set(name, { occurrences: entry.occurrences + 1, values: [...entry.values, value] });
   }
@@ -177,11 +186,27 @@ export async function reflect(
       subject: erasureSubject(principal.userId),
       createdAt: now,
       updatedAt: now,
-      body: plan.outcome,
+      body: outcome,
     },
     { searchable: false },
   );
-  return { ok: true, outcome: plan.outcome, replayed: false };
+  return { ok: true, outcome, replayed: false };
+}
+
+/** The ids of planned objects whose statement their owner's forget refuses (core/forgotten.ts). */
+async function forgottenCreations(
+  { store }: CortexContext,
+  created: readonly MaturingObject[],
+): Promise<Set<string>> {
+  const subjects = created.flatMap((object) => {
+    const subject = maturingStatementSubject(object);
+    return subject === undefined ? [] : [{ id: object.id, subject }];
+  });
+  const marks = await forgottenAmong(
+    store,
+    subjects.map((s) => s.subject),
+  );
+  return new Set(subjects.filter((s) => marks.has(s.subject)).map((s) => s.id));
 }
 
 /** The principal and every user a delta writes for, when erased after the delta was observed: 410. */

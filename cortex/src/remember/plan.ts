@@ -10,21 +10,15 @@ import type {
   PrivacyLevel,
   Scope as StoredScopeKind,
 } from "@remram/contract";
-import { applyConfidenceEvent } from "../core/confidence.js";
+import { applyConfidenceEvent, userDirectiveConfidence } from "../core/confidence.js";
 import { contactHandlingFor, privacyWithContacts } from "../core/contacts.js";
 import { knowledgeIdFor, normalizeStatement, sha256 } from "../core/ingest-plan.js";
 import { isLive, type MaturingObject, type Scope, sortedUnion } from "../core/knowledge.js";
 import { artifactPath, generateProposals, type ProposalDraft } from "../core/proposal.js";
 import { redact, redactIdentifier, withinBound } from "../core/redaction.js";
 
-/**
- * Confidence of an explicit save. A person's own directive is the strongest evidence memory has (seed 001: what
- * the person says outranks what a model derived), above the 0.8 a reinforced object needs for an artifact, and
- * far enough above reflection's 0.5 that one later inference cannot silently overturn it (dream resolves a
- * contradiction by evidence only within 0.25; a weaker newer claim becomes a review item). Below 1: a correction
- * by the same person still wins.
- */
-export const explicitSaveConfidence = 0.9;
+/** Confidence of an explicit save: the person's own directive (core/confidence.ts explains the value). */
+export const explicitSaveConfidence = userDirectiveConfidence;
 
 /** Channel names are free text (contract bound 128): credentials and contact details never stay in them. */
 const channelChars = 128;
