@@ -4,10 +4,10 @@
 import { simpleGit } from "simple-git";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../test/harness/src/wait.js";
+import { decisionPatch, type ProposalView } from "../src/api/approval.js";
 import { approvalPolicyName, operatorUsername } from "../src/api/approval-policy.js";
 import { defaultOperatorNamespace, defaultOperatorServiceAccount } from "../src/api/generated-files.js";
 import type { ArtifactProposalStatus } from "../src/api/v1alpha1/artifact-proposal.js";
-import { decisionPatch, type ProposalView } from "../src/cli/commands.js";
 import { KubeApiError, type KubeClient, type KubeObject } from "../src/runtime/kube-client.js";
 import { adminClient, createNamespace, getStatusCondition, installCrds, runSuffix } from "./cluster.js";
 import {

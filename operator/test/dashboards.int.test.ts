@@ -28,13 +28,13 @@ import {
 } from "../../test/harness/src/services/prometheus.js";
 import type { Started } from "../../test/harness/src/services/types.js";
 import { waitFor } from "../../test/harness/src/wait.js";
+import { decisionPatch, type ProposalView } from "../src/api/approval.js";
 import { defaultOperatorNamespace } from "../src/api/generated-files.js";
 import {
   type DashboardJson,
   type PanelResults,
   renderDashboardPng,
 } from "../src/chart/testing/dashboard-picture.js";
-import { decisionPatch, type ProposalView } from "../src/cli/commands.js";
 import type { KubeObject } from "../src/runtime/kube-client.js";
 import { adminClient, createNamespace, grantApprover, installCrds, runSuffix } from "./cluster.js";
 import { cortexCredentials, type OperatorAndCortex, startOperatorAndCortex } from "./operator-cortex.js";

@@ -16,6 +16,7 @@ import {
   type KubeconfigFacts,
   kubeconfigProblem,
   notInstalled,
+  unknownName,
 } from "./errors.js";
 import { type OperatorDeployment, operatorSelector } from "./version.js";
 
@@ -98,6 +99,8 @@ export async function whoAmI(client: KubeClient): Promise<string> {
 
 export interface Access {
   verb: string;
+  /** remram.io when absent. */
+  group?: string;
   resource: string;
   subresource?: string;
   name?: string;
@@ -150,6 +153,21 @@ export async function existingNames(
   });
 }
 
+/** The household member ids of every appliance in `namespace`, for completing `user add|remove`. */
+export async function householdMemberIds(
+  client: KubeClient,
+  namespace: string,
+): Promise<{ member: string; appliance: string }[]> {
+  const list = await client.get<{
+    items: { metadata: { name: string }; spec?: { household?: { members?: { id?: unknown }[] } } }[];
+  }>(remramPath(namespace, "remramappliances"));
+  return (list?.items ?? []).flatMap((item) =>
+    (item.spec?.household?.members ?? []).flatMap((member) =>
+      typeof member.id === "string" ? [{ member: member.id, appliance: item.metadata.name }] : [],
+    ),
+  );
+}
+
 /** The namespaces you may list, for completing -n. */
 export async function namespaceNames(client: KubeClient): Promise<string[]> {
   const list = await client.get<{ items: { metadata: { name: string } }[] }>("/api/v1/namespaces");
@@ -174,4 +192,39 @@ export async function operatorDeployments(
       return { error: "you may not list Deployments in all namespaces" };
     return { error: error instanceof Error ? error.message : String(error) };
   }
+}
+
+const kinds: Record<NamedResource, string> = {
+  artifactproposals: "ArtifactProposal",
+  remramappliances: "RemramAppliance",
+  dreamschedules: "DreamSchedule",
+};
+
+/** GET one object; a 404 names what exists instead. */
+export async function readNamed<T>(cluster: Cluster, resource: NamedResource, name: string): Promise<T> {
+  const object = await cluster.client.get<T>(remramPath(cluster.namespace, resource, name));
+  if (object !== undefined) return object;
+  const existing = await existingNames(cluster.client, cluster.namespace, resource);
+  throw new CliError(unknownName(kinds[resource], name, cluster.namespace, existing));
+}
+
+/** The appliance named, or the only one in the namespace. */
+export async function applianceName(cluster: Cluster, named: string | undefined): Promise<string> {
+  if (named !== undefined) {
+    await readNamed(cluster, "remramappliances", named);
+    return named;
+  }
+  const existing = await existingNames(cluster.client, cluster.namespace, "remramappliances");
+  if (existing === undefined)
+    throw new CliError(`cannot list RemramAppliances in ${cluster.namespace}: name one with --appliance`);
+  const [only, ...others] = existing;
+  if (only === undefined)
+    throw new CliError(
+      `no RemramAppliance in namespace ${cluster.namespace} (another namespace? -n NAMESPACE)`,
+    );
+  if (others.length > 0)
+    throw new CliError(
+      `namespace ${cluster.namespace} has several RemramAppliances (${existing.map((item) => item.name).join(", ")}): pick one with --appliance`,
+    );
+  return only.name;
 }

@@ -1,15 +1,20 @@
 /**
- * The pure half of kubectl-remram: argument parsing (node:util parseArgs), the status patch an approval is, why a
- * proposal cannot be decided, and the status summary it prints. main.ts does the I/O.
+ * The pure half of kubectl-remram: argument parsing (node:util parseArgs); ../api/approval.ts has the status patch an
+ * approval is, status.ts the status summary, users.ts the `user` verbs, knowledge.ts the `knowledge` verb. main.ts does
+ * the I/O.
  */
 import { parseArgs } from "node:util";
-import type {
-  ArtifactProposalSpec,
-  ArtifactProposalStatus,
-  Decision,
-} from "../api/v1alpha1/artifact-proposal.js";
-import type { Condition } from "../api/v1alpha1/common.js";
 import { isVerb, type Verb, verbs } from "./help.js";
+import {
+  type KnowledgeCommand,
+  type KnowledgeFlags,
+  knowledgeCommandOf,
+  knowledgeFlags,
+} from "./knowledge.js";
+import { UsageError } from "./usage-error.js";
+import { type UserCommand, type UserFlags, userCommandOf } from "./users.js";
+
+export { UsageError };
 
 export type Command =
   | { verb: "approve" | "deny"; name: string; comment?: string }
@@ -24,6 +29,8 @@ export type Command =
   | { verb: "version"; clientOnly: boolean }
   | { verb: "completion"; shell: Shell }
   | { verb: "help"; topic?: Verb }
+  | UserCommand
+  | KnowledgeCommand
   /** `__complete WORDS... PARTIAL`: what kubectl_complete-remram and the completion scripts ask for. */
   | { verb: "complete"; words: string[] };
 
@@ -48,17 +55,6 @@ export interface Invocation {
   connection: Connection;
 }
 
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-  constructor(
-    message: string,
-    /** The verb whose help to show with the message; the general usage when absent. */
-    readonly topic?: Verb,
-  ) {
-    super(message);
-  }
-}
-
 const options = {
   namespace: { type: "string", short: "n" },
   kubeconfig: { type: "string" },
@@ -68,6 +64,17 @@ const options = {
   client: { type: "boolean" },
   appliance: { type: "string" },
   output: { type: "string", short: "o" },
+  approver: { type: "boolean" },
+  admin: { type: "boolean" },
+  duration: { type: "string" },
+  "app-url": { type: "string" },
+  user: { type: "string" },
+  status: { type: "string" },
+  scope: { type: "string" },
+  limit: { type: "string" },
+  cursor: { type: "string" },
+  all: { type: "boolean" },
+  confirm: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -81,6 +88,8 @@ const verbFlags: Partial<Record<Verb, readonly (keyof typeof options)[]>> = {
   backup: ["appliance", "output"],
   restore: ["appliance"],
   migrations: ["appliance", "output"],
+  user: ["appliance", "output", "approver", "admin", "duration"],
+  knowledge: knowledgeFlags,
 };
 const commonFlags: readonly (keyof typeof options)[] = ["namespace", "kubeconfig", "context", "help"];
 
@@ -131,7 +140,7 @@ export function parseInvocation(argv: readonly string[]): Invocation {
 function commandOf(
   verb: Verb,
   rest: string[],
-  values: { comment?: string; reason?: string; client?: boolean; appliance?: string; output?: string },
+  values: { comment?: string; reason?: string; client?: boolean } & UserFlags & KnowledgeFlags,
 ): Command {
   const arity = (min: number, max: number, what: string): string[] => {
     if (rest.length < min) throw new UsageError(`${verb} needs the ${what}`, verb);
@@ -206,6 +215,10 @@ function commandOf(
         throw new UsageError(`migrations takes nothing (show them) or "confirm"; got ${sub}`, verb);
       return { verb, confirm: sub === "confirm", output: outputOf(checkOutputs), ...applianceOf() };
     }
+    case "user":
+      return userCommandOf(rest, values);
+    case "knowledge":
+      return knowledgeCommandOf(rest, values);
     case "version":
       arity(0, 0, "");
       return { verb, clientOnly: values.client === true };
@@ -223,180 +236,4 @@ function commandOf(
       return { verb, topic };
     }
   }
-}
-
-export interface ProposalView {
-  metadata: { name: string; generation?: number };
-  spec: ArtifactProposalSpec;
-  status?: ArtifactProposalStatus;
-}
-
-/**
- * Why this proposal cannot be decided now, or undefined. The admission policy enforces the same rules; checking
- * first gives a clearer message than the API server's.
- */
-export function decisionBlocker(proposal: ProposalView, username: string): string | undefined {
-  const { name } = proposal.metadata;
-  const status = proposal.status;
-  const phase = status?.phase;
-  if (status?.approval !== undefined) {
-    const { decision, by, at } = status.approval;
-    return `${name} was already ${decision.toLowerCase()} by ${by} at ${at} (phase ${phase ?? "not set yet"}); a decision is final`;
-  }
-  if (phase !== undefined && phase !== "Pending") {
-    const ready = status?.conditions?.find((condition) => condition.type === "Ready");
-    const why = ready?.message ? ` (${ready.reason}: ${ready.message})` : ready ? ` (${ready.reason})` : "";
-    return `${name} is ${phase}, not Pending${why}; only a Pending proposal can be approved or denied`;
-  }
-  if (status === undefined || status.conditions === undefined) {
-    return `${name} has no status yet: the operator has not picked it up (is it running?)`;
-  }
-  if (proposal.spec.proposedBy === username)
-    return `you (${username}) proposed ${name}; someone else must decide`;
-  return undefined;
-}
-
-/**
- * The JSON patch for /status: append the decision condition and record who decided, on which generation and
- * digest. A test op on the conditions' length makes a concurrent edit fail instead of being overwritten.
- */
-export function decisionPatch(
-  proposal: ProposalView,
-  decision: Decision,
-  username: string,
-  nowIso: string,
-  comment?: string,
-): unknown[] {
-  const conditions = proposal.status?.conditions ?? [];
-  const condition: Condition = {
-    type: decision,
-    status: "True",
-    reason: "KubectlRemram",
-    message: `${decision.toLowerCase()} with kubectl remram${comment ? `: ${comment}` : ""}`.slice(0, 32768),
-    lastTransitionTime: nowIso,
-    observedGeneration: proposal.metadata.generation ?? 1,
-  };
-  return [
-    { op: "test", path: "/status/conditions", value: conditions },
-    { op: "add", path: "/status/conditions/-", value: condition },
-    {
-      op: "add",
-      path: "/status/approval",
-      value: {
-        decision,
-        by: username,
-        at: nowIso,
-        generation: proposal.metadata.generation ?? 1,
-        proposedDigest: proposal.spec.proposedDigest,
-        ...(comment ? { comment } : {}),
-      },
-    },
-  ];
-}
-
-export interface ApplianceView {
-  metadata: { name: string; namespace?: string; generation?: number };
-  status?: {
-    observedGeneration?: number;
-    hardwareProfile?: string;
-    conditions?: Condition[];
-    endpoints?: Record<string, string>;
-    models?: {
-      name: string;
-      role: string;
-      pull?: { status: string; completedBytes: number; totalBytes: number; percent: number; error?: string };
-    }[];
-  };
-}
-
-/** A DreamSchedule as `status` shows it beside its appliance. */
-export interface DreamScheduleView {
-  metadata: { name: string };
-  spec: { applianceRef: { name: string }; schedule: string };
-  status?: {
-    nextScheduleTime?: string;
-    lastRun?: {
-      startedAt: string;
-      finishedAt?: string;
-      outcome: string;
-      message?: string;
-      counts?: Record<string, number>;
-      mirroredProposals?: number;
-    };
-  };
-}
-
-function mebibytes(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
-}
-
-/** Long work in progress, so a person sees it move: model pulls (percent, bytes) and dream cycles. */
-function progressLines(appliance: ApplianceView, schedules: readonly DreamScheduleView[]): string[] {
-  const lines: string[] = [];
-  for (const model of appliance.status?.models ?? []) {
-    const pull = model.pull;
-    if (pull === undefined) continue;
-    const bytes =
-      pull.totalBytes > 0 ? ` (${mebibytes(pull.completedBytes)} of ${mebibytes(pull.totalBytes)})` : "";
-    lines.push(
-      `  model ${model.name} (${model.role}): ${pull.percent}% ${pull.status}${bytes}` +
-        (pull.error === undefined ? "" : `; last attempt failed: ${pull.error}`),
-    );
-  }
-  for (const schedule of schedules) {
-    if (schedule.spec.applianceRef.name !== appliance.metadata.name) continue;
-    const run = schedule.status?.lastRun;
-    const next =
-      schedule.status?.nextScheduleTime === undefined ? "" : `, next ${schedule.status.nextScheduleTime}`;
-    if (run === undefined) {
-      lines.push(`  dream ${schedule.metadata.name} (${schedule.spec.schedule}): no cycle yet${next}`);
-    } else if (run.outcome === "Running") {
-      lines.push(`  dream ${schedule.metadata.name}: a cycle is running since ${run.startedAt}`);
-    } else {
-      const changes = Object.entries(run.counts ?? {})
-        .filter(([name, count]) => count > 0 && name !== "objectsScanned" && name !== "survived")
-        .map(([name, count]) => `${name} ${count}`)
-        .join(", ");
-      lines.push(
-        `  dream ${schedule.metadata.name}: last cycle ${run.outcome} at ${run.finishedAt ?? run.startedAt}` +
-          (changes === "" ? "" : ` (${changes})`) +
-          (run.mirroredProposals ? `, ${run.mirroredProposals} proposals to review` : "") +
-          (run.message === undefined ? "" : `: ${run.message}`) +
-          next,
-      );
-    }
-  }
-  return lines;
-}
-
-export function formatApplianceStatus(
-  appliance: ApplianceView,
-  schedules: readonly DreamScheduleView[] = [],
-): string {
-  const conditions = appliance.status?.conditions ?? [];
-  const ready = conditions.find((condition) => condition.type === "Ready");
-  const lines = [
-    `${appliance.metadata.name}: ${ready ? `Ready=${ready.status} (${ready.reason})` : "not reconciled yet"}` +
-      (appliance.status?.hardwareProfile ? `, profile ${appliance.status.hardwareProfile}` : ""),
-  ];
-  if (
-    appliance.status?.observedGeneration !== undefined &&
-    appliance.status.observedGeneration !== appliance.metadata.generation
-  ) {
-    lines.push(
-      `  (status is for generation ${appliance.status.observedGeneration}; spec is at ${appliance.metadata.generation})`,
-    );
-  }
-  const width = Math.max(0, ...conditions.map((condition) => condition.type.length));
-  for (const condition of conditions) {
-    if (condition.type === "Ready") continue;
-    lines.push(
-      `  ${condition.type.padEnd(width)}  ${condition.status.padEnd(7)}  ${condition.reason}: ${condition.message}`,
-    );
-  }
-  lines.push(...progressLines(appliance, schedules));
-  for (const [component, url] of Object.entries(appliance.status?.endpoints ?? {})) {
-    lines.push(`  ${component} → ${url}`);
-  }
-  return lines.join("\n");
 }

@@ -45,6 +45,25 @@ describe("what kubectl remram completes", () => {
     expect(formatCompletions(inline, [{ value: "home" }, { value: "work" }])).toBe("--namespace=home\n:4\n");
   });
 
+  it("completes user: its actions, household members to add or remove, its flags and -o's formats", () => {
+    expect(source("user", "")).toMatchObject({
+      kind: "words",
+      candidates: [{ value: "add" }, { value: "list" }, { value: "remove" }],
+    });
+    expect(source("user", "add", "")).toEqual({ kind: "members" });
+    expect(source("user", "remove", "al")).toEqual({ kind: "members" });
+    expect(source("user", "list", "")).toEqual({ kind: "nothing" });
+    expect(source("user", "add", "alice", "-o", "")).toEqual({
+      kind: "words",
+      candidates: [{ value: "token" }, { value: "kubeconfig" }],
+    });
+    expect(source("user", "add", "alice", "--duration", "")).toEqual({ kind: "nothing" });
+    const flags = source("user", "add", "alice", "--");
+    expect(flags.kind === "words" ? flags.candidates.map((candidate) => candidate.value) : []).toEqual(
+      expect.arrayContaining(["--appliance", "--approver", "--admin", "--duration", "--output"]),
+    );
+  });
+
   it("completes export's flags: appliances for --appliance, the formats for -o", () => {
     expect(source("export", "alice", "--appliance", "")).toEqual({
       kind: "names",

@@ -4,8 +4,11 @@
  * Cobra's `__complete` answer: one candidate a line (`value<TAB>description`), then `:DIRECTIVE`. The scripts of
  * `kubectl remram completion bash|zsh` ask `kubectl-remram __complete ...` the same way for direct calls.
  */
+import { lifecycleStatuses, personKnowledgeScopes } from "@remram/contract";
 import { type Connection, checkOutputs, exportOutputs } from "./commands.js";
 import { isVerb, type Verb, verbSummary, verbs } from "./help.js";
+import { knowledgeActions, knowledgeOutputs } from "./knowledge.js";
+import { tokenOutputs } from "./users.js";
 
 /** Cobra's ShellCompDirective bits that this plugin uses. */
 export const directive = { default: 0, error: 1, noFileComp: 4 } as const;
@@ -23,6 +26,8 @@ export type CompletionSource =
   /** Names from the cluster; approve and deny offer only Pending proposals. */
   | { kind: "names"; resource: NamedResource; pendingOnly: boolean }
   | { kind: "namespaces" }
+  /** The ids in the namespace's appliances' spec.household.members. */
+  | { kind: "members" }
   | { kind: "contexts" }
   /** A path: the shell's own file completion. */
   | { kind: "files" }
@@ -39,7 +44,19 @@ export interface CompletionRequest {
 }
 
 /** A flag that takes a value: a connection flag (kept to ask the right cluster) or a verb's own. */
-type ValueFlag = keyof Connection | "comment" | "appliance" | "output";
+type ValueFlag =
+  | keyof Connection
+  | "comment"
+  | "appliance"
+  | "output"
+  | "duration"
+  | "app-url"
+  | "user"
+  | "status"
+  | "scope"
+  | "limit"
+  | "cursor"
+  | "confirm";
 const valueFlags: Record<string, ValueFlag> = {
   "-n": "namespace",
   "--namespace": "namespace",
@@ -50,6 +67,14 @@ const valueFlags: Record<string, ValueFlag> = {
   "--appliance": "appliance",
   "-o": "output",
   "--output": "output",
+  "--duration": "duration",
+  "--app-url": "app-url",
+  "--user": "user",
+  "--status": "status",
+  "--scope": "scope",
+  "--limit": "limit",
+  "--cursor": "cursor",
+  "--confirm": "confirm",
 };
 const connectionKeys: readonly ValueFlag[] = ["namespace", "kubeconfig", "context"];
 const isConnectionKey = (flag: ValueFlag): flag is keyof Connection => connectionKeys.includes(flag);
@@ -68,6 +93,30 @@ const flagCandidates = (verb: Verb | undefined): Candidate[] => [
       ]
     : []),
   ...(verb === "restore" ? [{ value: "--appliance", description: "the RemramAppliance" }] : []),
+  ...(verb === "user"
+    ? [
+        { value: "--appliance", description: "the RemramAppliance" },
+        { value: "--approver", description: "add: bind remram-approver too" },
+        { value: "--admin", description: "add: bind remram-household-admin too" },
+        { value: "--duration", description: "add: how long the token is valid (720h)" },
+        { value: "--output", description: "add: token or kubeconfig" },
+      ]
+    : []),
+  ...(verb === "knowledge"
+    ? [
+        { value: "--app-url", description: "remram-app's address" },
+        { value: "--appliance", description: "without --app-url: whose app pod" },
+        { value: "--user", description: "another member's knowledge (admins)" },
+        { value: "--status", description: "active, demoted, invalidated" },
+        { value: "--scope", description: "user, household" },
+        { value: "--limit", description: "how many per page" },
+        { value: "--cursor", description: "the next page" },
+        { value: "--reason", description: "correct, forget: why" },
+        { value: "--all", description: "forget: everything about you" },
+        { value: "--confirm", description: "forget --all: your member id" },
+        { value: "--output", description: "text or json" },
+      ]
+    : []),
 ];
 
 function sourceForValue(flag: ValueFlag, verb: string | undefined): CompletionSource {
@@ -76,9 +125,23 @@ function sourceForValue(flag: ValueFlag, verb: string | undefined): CompletionSo
   if (flag === "kubeconfig") return { kind: "files" };
   if (flag === "appliance") return { kind: "names", resource: "remramappliances", pendingOnly: false };
   if (flag === "output") {
-    const formats = verb === "export" ? exportOutputs : checkOutputs;
+    const formats =
+      verb === "export"
+        ? exportOutputs
+        : verb === "user"
+          ? tokenOutputs
+          : verb === "knowledge"
+            ? knowledgeOutputs
+            : checkOutputs;
     return { kind: "words", candidates: formats.map((value) => ({ value })) };
   }
+  if (flag === "user" || flag === "confirm") return { kind: "members" };
+  const list = (values: readonly string[]): CompletionSource => ({
+    kind: "words",
+    candidates: values.map((value) => ({ value })),
+  });
+  if (flag === "status") return list(lifecycleStatuses);
+  if (flag === "scope") return list(personKnowledgeScopes);
   return { kind: "nothing" };
 }
 
@@ -120,6 +183,20 @@ export function completionRequest(words: readonly string[]): CompletionRequest {
   return { ...base, source: positionalSource(positionals) };
 }
 
+const knowledgeActionSummary: Record<string, string> = {
+  list: "what the assistant remembers about you",
+  search: "find it by words",
+  show: "one object in full",
+  correct: "say what is true instead",
+  forget: "remove objects for good",
+};
+
+const userActionSummary: Record<string, string> = {
+  add: "give a household member a credential",
+  list: "the members and their credentials",
+  remove: "revoke a member's credential",
+};
+
 function positionalSource(positionals: readonly string[]): CompletionSource {
   const [verb, ...rest] = positionals;
   const words = (values: readonly string[], describe?: (value: string) => string): CompletionSource => ({
@@ -148,6 +225,13 @@ function positionalSource(positionals: readonly string[]): CompletionSource {
       return words(["list"], () => "the backups in the appliance's backup volume");
     case "migrations":
       return words(["confirm"], () => "delete the indices kept for a rollback");
+    case "user":
+      return words(["add", "list", "remove"], (value) => userActionSummary[value] ?? "");
+    case "user add":
+    case "user remove":
+      return { kind: "members" };
+    case "knowledge":
+      return words(knowledgeActions, (value) => knowledgeActionSummary[value] ?? "");
     case "completion":
       return words(["bash", "zsh"]);
     case "help":

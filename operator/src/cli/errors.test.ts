@@ -58,6 +58,28 @@ describe("a refusal for want of RBAC", () => {
     );
   });
 
+  it("says what managing household credentials takes, and how a cluster admin grants it", () => {
+    const denied =
+      'serviceaccounts is forbidden: User "system:serviceaccount:home:box-member-alice" cannot create resource "serviceaccounts" in API group "" in the namespace "home"';
+    const text = explain(new KubeApiError(403, "Forbidden", denied), {
+      ...context,
+      command: { verb: "user", action: "remove", member: "bob" },
+    });
+    expect(text).toMatch(
+      /^forbidden: system:serviceaccount:home:box-member-alice may not create serviceaccounts in namespace home\.\n/,
+    );
+    expect(text).toContain("create on serviceaccounts/token");
+    expect(text).toContain(
+      "bind on the ClusterRoles remram-member, remram-approver and remram-household-admin",
+    );
+    expect(text).toContain(
+      "kubectl create rolebinding remram-admin-system-serviceaccount-home-box-member-alice --clusterrole=admin --serviceaccount=home:box-member-alice -n home",
+    );
+    expect(text).toContain(
+      "kubectl create rolebinding remram-household-binder-system-serviceaccount-home-box-member-alice --clusterrole=remram-household-binder",
+    );
+  });
+
   it("passes the approval policy's own reason on", () => {
     const message =
       "artifactproposals.remram.io \"p\" is forbidden: ValidatingAdmissionPolicy 'remram-approval' with binding 'remram-approval' denied request: the proposer cannot approve or deny their own proposal";

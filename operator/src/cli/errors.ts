@@ -22,13 +22,16 @@ export interface ErrorContext {
 
 const approverRole = "remram-approver";
 
-/** A RoleBinding name for `user` (an object name: lowercase letters, digits, '-' and '.'). */
-function bindingName(user: string): string {
-  const slug = user
+/** `user` in an object name: lowercase letters, digits, '-' and '.'. */
+const slugOf = (user: string): string =>
+  user
     .toLowerCase()
     .replace(/[^a-z0-9.-]+/g, "-")
     .replace(/^[-.]+|[-.]+$/g, "");
-  return `${approverRole}-${slug}`.slice(0, 63).replace(/[-.]+$/, "");
+
+/** A RoleBinding name for `user`. */
+function bindingName(user: string): string {
+  return `${approverRole}-${slugOf(user)}`.slice(0, 63).replace(/[-.]+$/, "");
 }
 
 /** `--user=alice`, or `--serviceaccount=ns:name` for a ServiceAccount's username. */
@@ -56,6 +59,20 @@ export function grantHint(command: Pick<Command, "verb">, namespace: string, use
     case "restore":
       return `kubectl remram ${command.verb} reads Cortex's admin credential and forwards a port to the Cortex pod: get on secrets, list on pods and create on pods/portforward in ${namespace}. Kubernetes' admin ClusterRole has them; a cluster admin can bind it:
   kubectl create rolebinding remram-admin-${bindingName(who).replace(`${approverRole}-`, "")} --clusterrole=admin ${subjectFlag(who)} -n ${namespace}`;
+    case "user": {
+      // Kubernetes' admin ClusterRole has the ServiceAccount and RoleBinding verbs, remram-household-admin reads
+      // the appliance; binding the chart's roles also takes holding their rules or `bind` on them (RBAC's
+      // escalation check), which neither gives for remram-approver.
+      const slug = slugOf(who);
+      const subject = `${subjectFlag(who)} -n ${namespace}`;
+      return `Managing household credentials takes, in ${namespace}: get, create and delete on serviceaccounts, create on serviceaccounts/token, get, list, create and delete on rolebindings, get on remramappliances, and bind on the ClusterRoles remram-member, remram-approver and remram-household-admin (or holding what they grant). A cluster admin can run it, or grant it:
+  kubectl create rolebinding remram-admin-${slug} --clusterrole=admin ${subject}
+  kubectl create rolebinding remram-household-admin-${slug} --clusterrole=remram-household-admin ${subject}
+  kubectl create clusterrole remram-household-binder --verb=bind --resource=clusterroles --resource-name=remram-member --resource-name=remram-approver --resource-name=remram-household-admin
+  kubectl create rolebinding remram-household-binder-${slug} --clusterrole=remram-household-binder ${subject}`;
+    }
+    case "knowledge":
+      return `Without --app-url, kubectl remram knowledge forwards a port to the remram-app pod: list on pods and create on pods/portforward in ${namespace}, which a household member's own credential does not have. Give the app's address instead: --app-url https://HOST (the appliance's front door), or --app-url http://127.0.0.1:8080 beside a kubectl port-forward to the app run by someone who may.`;
     default:
       return `Ask a cluster admin for the permission named above.`;
   }

@@ -14,6 +14,8 @@ export const verbs = [
   "backup",
   "restore",
   "migrations",
+  "user",
+  "knowledge",
   "version",
   "completion",
   "help",
@@ -133,6 +135,79 @@ Runs as Cortex's admin caller, like check.
 
       --appliance NAME the RemramAppliance (default: the only one in the namespace)
   -o, --output FMT     text (default) or json`,
+  },
+  user: {
+    synopsis: "user add|list|remove [MEMBER] [--appliance NAME]",
+    summary: "give a household member a credential of their own (for remram-app), list or revoke them",
+    details: `Each member of the appliance's spec.household gets a ServiceAccount (SA), APPLIANCE-member-MEMBER, whose
+token remram-app takes as the person's sign-in: the app acts with it, so RBAC and the approval policy see the
+person.
+
+  user add MEMBER [--approver] [--admin] [--duration 720h] [-o token|kubeconfig]
+      Creates the ServiceAccount (or keeps it) and the RoleBindings that match the flags given, deleting the
+      ones not asked for: SA-member to the chart's remram-member ClusterRole (read proposals and the appliance)
+      always, SA-approver to remram-approver with --approver (decide on proposals), SA-admin to
+      remram-household-admin with --admin (the administer verb on remramappliances). Then issues a token with
+      the TokenRequest API and prints it alone on stdout (what happened goes to stderr), or with -o kubeconfig
+      a kubeconfig for the person: your context's server and CA, the token, the namespace. Nothing else prints
+      or keeps the token. A later add issues a new token; earlier ones stay valid until they expire.
+  user list
+      The household's members: each one's ServiceAccount and bindings (member, approver, admin), and accounts of
+      ids no longer in spec.household.
+  user remove MEMBER
+      Deletes the member's RoleBindings and ServiceAccount; every token issued for it stops working at once
+      (tokens name the account's uid). Nothing to delete is not an error.
+
+Needs, in the namespace: get, create and delete on serviceaccounts, create on serviceaccounts/token, get, list,
+create and delete on rolebindings, get on remramappliances; and to bind a role, holding what it grants or the
+bind verb on it (a cluster admin has all of it).
+
+      --appliance NAME the RemramAppliance (default: the only one in the namespace)
+      --approver       add: bind remram-approver too
+      --admin          add: bind remram-household-admin too
+      --duration D     add: how long the token is valid (default 720h, at least 10m; h, m, s, d)
+  -o, --output FMT     add: token (default) or kubeconfig`,
+  },
+  knowledge: {
+    synopsis: "knowledge list|search|show|correct|forget ...",
+    summary: "see, search, correct and forget what the assistant remembers about you, as in remram-app",
+    details: `What remram-app's "My memory" does, from a terminal: your knowledge and your household's, through the
+app's API with your own credential, the bearer token of your kubeconfig's user (the kubeconfig
+\`kubectl remram user add MEMBER -o kubeconfig\` printed for you; a client certificate or an exec plugin is
+not a member's credential). The token goes to the app only, never to a message or a log.
+
+  knowledge list [--user MEMBER] [--status active,demoted,invalidated] [--scope user,household]
+                 [--limit N] [--cursor C]
+      A table, newest first: id, type, confidence, status, scope and the statement (cut to the terminal), and
+      "N of TOTAL; more with --cursor C" when there is another page. --user lists another member's (only a
+      household admin may); --status and --scope filter (every status, both scopes by default).
+  knowledge search WORDS... [the same flags]
+      The same, found by words, best match first.
+  knowledge show ID [--user MEMBER]
+      One object in full: statement, type, confidence, status, validity, provenance (source, channel,
+      session, when), dimensions, links, and what contradicted or replaced it.
+  knowledge correct ID "NEW STATEMENT" [--reason TEXT]
+      The object is invalidated (kept for the history) and a new one states the correction; prints both ids.
+  knowledge forget ID... [--user MEMBER] [--reason TEXT]
+      Removes the objects from every store for good (household knowledge only as a household admin) and
+      prints what was removed.
+  knowledge forget --all --confirm YOUR-MEMBER-ID [--reason TEXT]
+      Removes everything remembered about you (your own data only), for good.
+
+remram-app is reached at --app-url (its address through the appliance's front door, or a local port-forward),
+else through a port-forward to the appliance's ready remram-app pod, which takes list on pods and create on
+pods/portforward in the namespace (a member's own credential has neither: use --app-url).
+
+      --app-url URL    remram-app's address: https, or http to this machine (http://127.0.0.1:8080)
+      --appliance NAME without --app-url: whose app pod (default: the only one in the namespace)
+      --user MEMBER    list, search, show, forget: another member's knowledge (household admins)
+      --status LIST    list, search: active, demoted, invalidated (comma-separated)
+      --scope LIST     list, search: user, household (comma-separated)
+      --limit N        list, search: how many per page (1 to 200, default 50)
+      --cursor C       list, search: the next page, as the previous one printed
+      --reason TEXT    correct, forget: why (kept in Cortex's audit)
+      --all            forget: everything about you (with --confirm YOUR-MEMBER-ID)
+  -o, --output FMT     text (default) or json (the app's answer)`,
   },
   version: {
     synopsis: "version [--client]",

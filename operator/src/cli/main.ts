@@ -11,6 +11,7 @@ import {
   migrationsConfirmed,
   restoreStatus,
 } from "@remram/contract";
+import { decisionBlocker, decisionPatch, type ProposalView } from "../api/approval.js";
 import { remramApplianceSpec } from "../api/v1alpha1/remram-appliance.js";
 import { sealedSecretsAttachment } from "../appliance/secrets-bundle.js";
 import { dreamRequestAnnotation } from "../dream-schedule/request-annotation.js";
@@ -18,61 +19,41 @@ import { formatBackupDone, formatBackupList, formatRestoreDone } from "./backup.
 import { findingsExitCode, formatConsistencyReport } from "./check.js";
 import {
   type Access,
+  applianceName,
   type Cluster,
   connect,
   contextNames,
   existingNames,
+  householdMemberIds,
   kubernetesVersion,
   mayI,
   namespaceNames,
   operatorDeployments,
+  readNamed,
   remramPath,
   whoAmI,
 } from "./cluster.js";
-import {
-  type ApplianceView,
-  type Command,
-  type Connection,
-  type DreamScheduleView,
-  decisionBlocker,
-  decisionPatch,
-  formatApplianceStatus,
-  type ProposalView,
-  parseInvocation,
-  UsageError,
-} from "./commands.js";
+import { type Command, type Connection, parseInvocation, UsageError } from "./commands.js";
 import {
   type Candidate,
   type CompletionRequest,
   completionRequest,
   completionScripts,
   formatCompletions,
-  type NamedResource,
 } from "./completion.js";
 import { askCortex, callCortexAsAdmin } from "./cortex.js";
-import { CliError, explain, missingPermission, notInstalled, unknownName } from "./errors.js";
+import { CliError, explain, missingPermission, notInstalled } from "./errors.js";
 import { helpFor, usage, usageHint } from "./help.js";
+import { runKnowledge } from "./knowledge-app.js";
 import { formatConfirmed, formatMigrations } from "./migrations.js";
+import { type ApplianceView, type DreamScheduleView, formatApplianceStatus } from "./status.js";
+import { manageUsers } from "./user-commands.js";
 import { buildInfo, formatClientVersion, formatServerVersion } from "./version.js";
 
 const commandTimeoutMs = 15_000;
 const completionTimeoutMs = 5_000;
 
-const kinds: Record<NamedResource, string> = {
-  artifactproposals: "ArtifactProposal",
-  remramappliances: "RemramAppliance",
-  dreamschedules: "DreamSchedule",
-};
-
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-
-/** GET one object; a 404 names what exists instead. */
-async function readNamed<T>(cluster: Cluster, resource: NamedResource, name: string): Promise<T> {
-  const object = await cluster.client.get<T>(remramPath(cluster.namespace, resource, name));
-  if (object !== undefined) return object;
-  const existing = await existingNames(cluster.client, cluster.namespace, resource);
-  throw new CliError(unknownName(kinds[resource], name, cluster.namespace, existing));
-}
 
 async function decide(
   command: Extract<Command, { verb: "approve" | "deny" }>,
@@ -95,27 +76,6 @@ async function decide(
   const patch = decisionPatch(proposal, decision, username, now(), command.comment);
   await client.jsonPatch(`${remramPath(namespace, "artifactproposals", command.name)}/status`, patch);
   return `artifactproposal/${command.name} ${decision.toLowerCase()} by ${username}; the operator ${decision === "Approved" ? "promotes it now" : "tells Cortex"}`;
-}
-
-/** The appliance named, or the only one in the namespace. */
-async function applianceName(cluster: Cluster, named: string | undefined): Promise<string> {
-  if (named !== undefined) {
-    await readNamed(cluster, "remramappliances", named);
-    return named;
-  }
-  const existing = await existingNames(cluster.client, cluster.namespace, "remramappliances");
-  if (existing === undefined)
-    throw new CliError(`cannot list RemramAppliances in ${cluster.namespace}: name one with --appliance`);
-  const [only, ...others] = existing;
-  if (only === undefined)
-    throw new CliError(
-      `no RemramAppliance in namespace ${cluster.namespace} (another namespace? -n NAMESPACE)`,
-    );
-  if (others.length > 0)
-    throw new CliError(
-      `namespace ${cluster.namespace} has several RemramAppliances (${existing.map((item) => item.name).join(", ")}): pick one with --appliance`,
-    );
-  return only.name;
 }
 
 async function exportPerson(
@@ -262,10 +222,11 @@ async function migrations(
   return command.output === "json" ? JSON.stringify(status, null, 2) : formatMigrations(appliance, status);
 }
 
-/** What a command prints, and its exit status when that is not 0. */
+/** What a command prints (on stdout; `notice` on stderr), and its exit status when that is not 0. */
 interface Outcome {
   text: string;
-  exitCode: number;
+  notice?: string;
+  exitCode?: number;
 }
 
 async function execute(command: Command, cluster: Cluster): Promise<string | Outcome> {
@@ -310,6 +271,10 @@ async function execute(command: Command, cluster: Cluster): Promise<string | Out
       return restoreAppliance(command, cluster);
     case "migrations":
       return migrations(command, cluster);
+    case "user":
+      return manageUsers(command, cluster);
+    case "knowledge":
+      return runKnowledge(command, cluster);
     case "version": {
       const [kubernetes, operators] = await Promise.all([
         kubernetesVersion(client),
@@ -339,6 +304,13 @@ async function candidates(request: CompletionRequest): Promise<readonly Candidat
       return names
         .filter((item) => !source.pendingOnly || item.detail === "Pending")
         .map((item) => ({ value: item.name, ...(item.detail ? { description: item.detail } : {}) }));
+    }
+    case "members": {
+      const cluster = connect(connection, completionTimeoutMs);
+      return (await householdMemberIds(cluster.client, cluster.namespace)).map(({ member, appliance }) => ({
+        value: member,
+        description: `member of ${appliance}`,
+      }));
     }
     default:
       return [];
@@ -386,8 +358,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       out(outcome);
       return 0;
     }
+    if (outcome.notice !== undefined) process.stderr.write(`${outcome.notice}\n`);
     out(outcome.text);
-    return outcome.exitCode;
+    return outcome.exitCode ?? 0;
   } catch (error) {
     const context = {
       command,
