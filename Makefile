@@ -31,6 +31,7 @@ test-unit: ## Unit tier only (pure logic, nothing started)
 	vitest run --project unit
 
 test-integration: ## Integration tier only (starts and stops the real test bed itself)
+	npm run --silent build:web -w app
 	vitest run --project integration
 
 test-real-node-full: setup ## The real-node appliance suite with its fault cases too (credential rotation, pods killed, operator killed mid-upgrade, node runtime restarted)

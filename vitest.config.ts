@@ -6,7 +6,13 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   // Tests run on the contract's source, not on a build of it that may be stale.
   resolve: {
-    alias: { "@remram/contract": fileURLToPath(new URL("contract/src/index.ts", import.meta.url)) },
+    alias: {
+      "@remram/contract": fileURLToPath(new URL("contract/src/index.ts", import.meta.url)),
+      "@remram/operator/kube-client": fileURLToPath(
+        new URL("operator/src/runtime/kube-client.ts", import.meta.url),
+      ),
+      "@remram/operator/approval": fileURLToPath(new URL("operator/src/api/approval.ts", import.meta.url)),
+    },
   },
   test: {
     projects: [
@@ -14,7 +20,8 @@ export default defineConfig({
         test: {
           name: "unit",
           include: [
-            "{contract,cortex,operator,hooks,test/harness,kubectl-remram}/src/**/*.test.ts",
+            "{contract,cortex,operator,hooks,app,test/harness,kubectl-remram}/src/**/*.test.ts",
+            "app/web/src/**/*.test.ts",
             "bench/*.test.ts",
             "hack/release/*.test.ts",
           ],
@@ -25,7 +32,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: [
-            "{contract,cortex,operator,hooks,test/harness,test/e2e,kubectl-remram}/**/*.int.test.ts",
+            "{contract,cortex,operator,hooks,app,test/harness,test/e2e,kubectl-remram}/**/*.int.test.ts",
             "hack/release/*.int.test.ts",
           ],
           exclude: ["**/node_modules/**"],

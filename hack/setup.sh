@@ -4,7 +4,7 @@
 COMPONENT=setup
 source "$(dirname "$0")/lib.sh"
 started=$SECONDS
-for step in node npm-deps opensearch opensearch-security kubernetes node-parts ollama registry openclaw prometheus s3proxy embedding-onnx actionlint schemathesis images; do
+for step in node npm-deps opensearch opensearch-security kubernetes node-parts ollama registry openclaw prometheus s3proxy embedding-onnx chromium actionlint schemathesis images; do
   bash "$HACK_DIR/install-$step.sh"
 done
 log "setup complete in $((SECONDS - started))s (cache: $REMRAM_CACHE)"

@@ -32,6 +32,7 @@ const rbacApi = "/apis/rbac.authorization.k8s.io/v1";
 export const cortexCredentials = {
   operator: "operator-cortex-credential-0123456789",
   gateway: "gateway-cortex-credential-0123456789",
+  app: "app-cortex-credential-0123456789",
 } as const;
 
 export function cortexHeaders(caller: keyof typeof cortexCredentials): Record<string, string> {
@@ -132,8 +133,12 @@ export async function startOperatorAndCortex(
   kubeConfig: KubeConfig,
   namespace: string,
   suffix: string,
-  /** Cortex embeds with this Ollama's model (the test bed's); without it Cortex is lexical only. */
-  options: { ollama?: { url: string; embedModel: string } } = {},
+  options: {
+    /** Cortex embeds with this Ollama's model (the test bed's); without it Cortex is lexical only. */
+    ollama?: { url: string; embedModel: string };
+    /** The appliance's household, as Cortex is told it (its household-scope knowledge). */
+    householdId?: string;
+  } = {},
 ): Promise<OperatorAndCortex> {
   const scratch = mkdtempSync(join(tmpdir(), "remram-operator-"));
   const workspaceDir = join(scratch, "workspace");
@@ -146,6 +151,7 @@ export async function startOperatorAndCortex(
         ? {}
         : { ollamaUrl: options.ollama.url, embedModel: options.ollama.embedModel }),
       credentials: cortexCredentials,
+      ...(options.householdId === undefined ? {} : { householdId: options.householdId }),
       logLevel: "silent",
       port: 0,
       host: "127.0.0.1",

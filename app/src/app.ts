@@ -1,0 +1,85 @@
+/**
+ * remram-app's HTTP server: a JSON API under /api for the browser pages and `kubectl remram knowledge`, every route
+ * but sign-in behind the signed-in scope (auth.ts). The app holds no data of its own: knowledge comes from Cortex
+ * with the app's credential, proposals from Kubernetes with the person's.
+ */
+import cookie from "@fastify/cookie";
+import type { KubeConfig } from "@kubernetes/client-node";
+import Fastify, { type FastifyInstance } from "fastify";
+import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import { signedIn } from "./auth.js";
+import type { AppConfig } from "./config.js";
+import { CortexClient } from "./cortex-client.js";
+import { AppError, errorBody } from "./errors.js";
+import { Identities } from "./identity/identify.js";
+import { ownKubeConfig } from "./kube.js";
+import { diagnosticsRoutes } from "./routes/diagnostics.js";
+import { knowledgeRoutes } from "./routes/knowledge.js";
+import { proposalRoutes } from "./routes/proposals.js";
+import { meRoutes, sessionRoutes } from "./routes/session.js";
+import { webPages } from "./static.js";
+
+export interface BuildAppOptions {
+  config: AppConfig;
+  /** The app's own Kubernetes identity; from config.kubeconfig or the pod's ServiceAccount when not given. */
+  kubeConfig?: KubeConfig;
+  logger?: boolean;
+  /** The built browser pages (`npm run build:web -w app`); app/dist/web when not given. */
+  webDir?: string;
+}
+
+export interface AppContext {
+  config: AppConfig;
+  cortex: CortexClient;
+  identities: Identities;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    remram: AppContext;
+  }
+}
+
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            // A person's token travels in these; it never reaches a log line.
+            redact: ["req.headers.authorization", "req.headers.cookie", 'res.headers["set-cookie"]'],
+          },
+    bodyLimit: 64 * 1024,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  const own = options.kubeConfig ?? ownKubeConfig(config.kubeconfig);
+  const context: AppContext = {
+    config,
+    cortex: new CortexClient({ url: config.cortexUrl, token: config.cortexToken }),
+    identities: new Identities({
+      own,
+      namespace: config.namespace,
+      appliance: config.appliance,
+      cacheMs: config.identityCacheMs,
+    }),
+  };
+  app.decorate("remram", context);
+  app.setErrorHandler(async (error, request, reply) => {
+    if (error instanceof AppError)
+      return reply.code(error.statusCode).send(errorBody(error.statusCode, error.message));
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500)
+      return reply.code(status).send(errorBody(status, (error as Error).message));
+    request.log.error({ err: error }, "request failed");
+    return reply.code(500).send(errorBody(500, "the app failed; its log says why"));
+  });
+  await app.register(cookie);
+  await app.register(webPages, { dir: options.webDir });
+  app.get("/healthz", async () => ({ status: "ok" }));
+  await app.register(sessionRoutes);
+  await signedIn(app, context.identities, [meRoutes, knowledgeRoutes, proposalRoutes, diagnosticsRoutes]);
+  return app;
+}

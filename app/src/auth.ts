@@ -1,0 +1,52 @@
+/**
+ * Who is asking, as Fastify encapsulation: routes registered through `signedIn` run only for a household member
+ * whose credential Kubernetes vouches for (identity/identify.ts). The credential comes from the Authorization
+ * header (kubectl remram) or the session cookie the sign-in page set (a browser); either way it is the person's own
+ * Kubernetes token, and nothing of it is logged.
+ */
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
+import { errorBody } from "./errors.js";
+import type { Identities, Person } from "./identity/identify.js";
+
+export const sessionCookie = "remram_session";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The signed-in member; set by the signed-in scope before any of its routes runs. */
+    person: Person;
+  }
+}
+
+function bearerOf(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
+  return match?.[1];
+}
+
+/** The credential a request presents: the Authorization header first, then the session cookie. */
+export function credentialOf(request: FastifyRequest): string | undefined {
+  return bearerOf(request.headers.authorization) ?? request.cookies[sessionCookie];
+}
+
+export async function signedIn(
+  app: FastifyInstance,
+  identities: Identities,
+  plugins: readonly FastifyPluginAsync[],
+): Promise<void> {
+  await app.register(async (scope) => {
+    scope.decorateRequest("person", undefined as unknown as Person);
+    scope.addHook("onRequest", async (request, reply) => {
+      const token = credentialOf(request);
+      if (token === undefined) {
+        await reply.code(401).send(errorBody(401, "sign in first: no credential was presented"));
+        return;
+      }
+      const outcome = await identities.identify(token);
+      if ("status" in outcome) {
+        await reply.code(outcome.status).send(errorBody(outcome.status, outcome.message));
+        return;
+      }
+      request.person = outcome.person;
+    });
+    for (const plugin of plugins) await scope.register(plugin);
+  });
+}
