@@ -9,7 +9,7 @@
 #             localhost/remram-jre:17               hack/images/jre/Dockerfile (Debian's openjdk-17-jre-headless)
 #             localhost/remram-node:$NODE_VERSION   hack/images/node/Dockerfile (the cache's node and npm)
 #             localhost/remram-busybox:<version>    hack/images/busybox/Dockerfile (Debian's busybox-static)
-#   images    localhost/remram/{operator,cortex,hooks}:<package version>    operator/, cortex/, hooks/Dockerfile
+#   images    localhost/remram/{operator,cortex,hooks,app}:<package version>    operator/, cortex/, hooks/, app/Dockerfile
 #             localhost/remram/openclaw-gateway:$OPENCLAW_VERSION           hack/gateway/Dockerfile
 #             localhost/remram/opensearch:$OPENSEARCH_VERSION               hack/opensearch/Dockerfile (stand-in)
 #             localhost/remram/ollama:$OLLAMA_VERSION                       hack/ollama/Dockerfile (stand-in)
@@ -222,6 +222,11 @@ smoke_cortex() {
   smoke "$1" --entrypoint node "$1" --input-type=module -e "$check_js" /app/cortex/dist/index.js
   smoke "$1" --entrypoint node "$1" --input-type=module -e "$embed_js"
 }
+# The whole server but its start (main.js listens), and the pages it serves.
+smoke_app() {
+  smoke "$1" --entrypoint node "$1" --input-type=module -e "$check_js" /app/app/dist/app.js
+  smoke "$1" --entrypoint sh "$1" -c 'test -s /app/app/dist/web/index.html && echo "pages present, uid $(id -u)"'
+}
 smoke_hooks() { smoke "$1" "$1" sh -c 'test -s /plugin/dist/index.js && echo "plugin present, uid $(id -u)"'; }
 smoke_openclaw_gateway() {
   smoke "$1" "$1" --version && smoke "$1" --entrypoint sh "$1" -c \
@@ -294,8 +299,10 @@ package_version() { node -p "require('$REPO_ROOT/$1/package.json').version"; }
 
 # The Dockerfiles copy the compiled output; tsc -b and the bundler are incremental, so this is quick when nothing changed.
 # The contract first: cortex and operator import its dist/ (their tsc -b would build it too, through their references).
-log "compiling the contract, cortex, operator and hooks (npm run build)"
-(cd "$REPO_ROOT" && npm run --silent build -w contract -w cortex -w operator -w hooks >"$logs_dir/npm-build.log" 2>&1) ||
+# The app's server imports the contract's and the operator's; its pages are bundled into app/dist/web.
+log "compiling the contract, cortex, operator, hooks and app (npm run build, build:web -w app)"
+(cd "$REPO_ROOT" && npm run --silent build -w contract -w cortex -w operator -w hooks -w app >"$logs_dir/npm-build.log" 2>&1 &&
+  npm run --silent build:web -w app >>"$logs_dir/npm-build.log" 2>&1) ||
   die "npm run build failed; the end of $logs_dir/npm-build.log:
 $(tail -n 25 "$logs_dir/npm-build.log")"
 
@@ -354,6 +361,16 @@ add_to_context "$context" "$embedding_model" cortex/embedding-model
 build_image cortex "$cortex" "$REPO_ROOT/cortex/Dockerfile" "$context" "$node_base" \
   --build-arg "VERSION=$(package_version cortex)" "${ca_options[@]}"
 refs+=("cortex=$cortex")
+
+# remram-app: its server and pages, the contract, and the two operator modules it imports (kube-client, approval).
+app="localhost/remram/app:$(package_version app)"
+context="$(workspace_context app)"
+add_to_context "$context" "$REPO_ROOT/app/package.json" app/package.json
+for file in runtime/kube-client.js api/approval.js; do add_to_context "$context" "$REPO_ROOT/operator/dist/$file" "operator/dist/$file"; done
+[ -s "$context/app/dist/web/index.html" ] || die "app/dist/web has no index.html: npm run build:web -w app did not build the pages"
+build_image app "$app" "$REPO_ROOT/app/Dockerfile" "$context" "$node_base" \
+  --build-arg "VERSION=$(package_version app)" "${ca_options[@]}"
+refs+=("app=$app")
 
 hooks="localhost/remram/hooks:$(package_version hooks)"
 context="$(new_context hooks)"
@@ -438,6 +455,7 @@ refs+=("previous-hooks=$previous_hooks")
 # ---- Archives for the real node (`ctr images import`), only for images whose ID changed.
 env_file="REMRAM_IMAGE_OPERATOR=$operator
 REMRAM_IMAGE_CORTEX=$cortex
+REMRAM_IMAGE_APP=$app
 REMRAM_IMAGE_HOOKS=$hooks
 REMRAM_IMAGE_GATEWAY=$gateway
 REMRAM_IMAGE_OPENSEARCH=$opensearch

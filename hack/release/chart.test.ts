@@ -33,6 +33,7 @@ describe("the chart's release values", () => {
         "https://code.example.test/remram/remram/blob/v1.2.3/docs/runbooks",
       "image.repository": "registry.example.test/remram/operator",
       "operandImages.cortex": `registry.example.test/remram/cortex:1.2.3@${digest("c")}`,
+      "operandImages.app": "registry.example.test/remram/app:1.2.3",
       "operandImages.hooks": `registry.example.test/remram/hooks:1.2.3@${digest("d")}`,
       "operandImages.gateway": `registry.example.test/remram/openclaw-gateway:${gatewayTag}`,
     });
@@ -61,11 +62,12 @@ describe("the chart's release values", () => {
     expect(changed).toEqual([
       '  repository: "registry.example.test/remram/operator"',
       `  cortex: "registry.example.test/remram/cortex:1.2.3@${digest("c")}"`,
+      '  app: "registry.example.test/remram/app:1.2.3"',
       `  gateway: "registry.example.test/remram/openclaw-gateway:${gatewayTag}"`,
       `  hooks: "registry.example.test/remram/hooks:1.2.3@${digest("d")}"`,
       '    runbookBaseUrl: "https://code.example.test/remram/remram/blob/v1.2.3/docs/runbooks"',
     ]);
-    // Everything else parses as before: the edit touched nothing but the five values.
+    // Everything else parses as before: the edit touched nothing but the six values.
     const untouched = load(original) as Record<string, unknown>;
     for (const path of Object.keys(values)) {
       const keys = path.split(".");

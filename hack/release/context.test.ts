@@ -61,6 +61,12 @@ describe("what a Dockerfile copies", () => {
     expect(sources).toEqual({
       operator: [...workspace("operator"), "hardware-profiles"].sort(),
       cortex: [...workspace("cortex"), "cortex/embedding-model"].sort(),
+      app: [
+        ...workspace("app"),
+        "app/package.json",
+        "operator/dist/api/approval.js",
+        "operator/dist/runtime/kube-client.js",
+      ].sort(),
       hooks: ["hooks/dist/index.js", "hooks/openclaw.plugin.json", "hooks/package.json"],
       "openclaw-gateway": [],
     });

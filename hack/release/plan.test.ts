@@ -77,7 +77,7 @@ describe("the release tag", () => {
 });
 
 describe("the released images", () => {
-  it("are Remram's three at the release's version and the gateway at OpenClaw's", () => {
+  it("are Remram's four at the release's version and the gateway at OpenClaw's", () => {
     const root = fakeRepo("images", {});
     expect(readVersionsEnv(root)).toEqual({
       OPENCLAW_VERSION: "2030.1.2",
@@ -100,6 +100,14 @@ describe("the released images", () => {
         buildArgs: ["VERSION=1.2.3"],
         chartValue: "operandImages.cortex",
         fetched: { "cortex/embedding-model": join(cacheDir, "embedding-onnx", "minilm-q") },
+      },
+      {
+        name: "app",
+        dockerfile: "app/Dockerfile",
+        tag: "1.2.3",
+        buildArgs: ["VERSION=1.2.3"],
+        chartValue: "operandImages.app",
+        fetched: {},
       },
       {
         name: "hooks",

@@ -110,6 +110,7 @@ export function releaseImages(version: string, root = repoRoot): ReleaseImage[] 
   return [
     own("operator", "image.repository"),
     own("cortex", "operandImages.cortex", { "cortex/embedding-model": embeddingModel }),
+    own("app", "operandImages.app"),
     own("hooks", "operandImages.hooks"),
     {
       name: "openclaw-gateway",

@@ -48,9 +48,18 @@ describe("the operator's controllers", () => {
       {
         name: "appliance",
         for: "RemramAppliance",
-        owns: ["Deployment", "StatefulSet", "Service", "Secret", "NetworkPolicy", "Ingress"].map(
-          (kind) => `${kind}?${managed}`,
-        ),
+        owns: [
+          "Deployment",
+          "StatefulSet",
+          "Service",
+          "Secret",
+          "NetworkPolicy",
+          "Ingress",
+          // remram-app's identity.
+          "ServiceAccount",
+          "Role",
+          "RoleBinding",
+        ].map((kind) => `${kind}?${managed}`),
         watches: [
           `PersistentVolumeClaim?${managed}`,
           `Pod?${managed},app.kubernetes.io/name=opensearch`,
@@ -91,6 +100,9 @@ describe("the operator's controllers", () => {
         ...perNamespace("persistentvolumeclaims", "/api/v1"),
         ...perNamespace("networkpolicies", "/apis/networking.k8s.io/v1"),
         ...perNamespace("ingresses", "/apis/networking.k8s.io/v1"),
+        ...perNamespace("serviceaccounts", "/api/v1"),
+        ...perNamespace("roles", "/apis/rbac.authorization.k8s.io/v1"),
+        ...perNamespace("rolebindings", "/apis/rbac.authorization.k8s.io/v1"),
         ...perNamespace("pods", "/api/v1", `${managed},app.kubernetes.io/name=opensearch`),
       ].sort(byName),
     );

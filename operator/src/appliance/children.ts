@@ -4,6 +4,7 @@
  * reconciler checks convergence by comparing these against the live objects.
  */
 import type { KubeObject } from "../runtime/kube-client.js";
+import { buildRemramApp } from "./children/app.js";
 import { buildCortex } from "./children/cortex.js";
 import { buildGateway } from "./children/gateway.js";
 import { buildNetworkPolicies } from "./children/network-policies.js";
@@ -17,6 +18,7 @@ export function buildApplianceChildren(ctx: ApplianceContext): KubeObject[] {
     ...buildOllama(ctx),
     ...buildCortex(ctx),
     ...buildGateway(ctx),
+    ...buildRemramApp(ctx),
     ...buildNetworkPolicies(ctx),
   ];
 }

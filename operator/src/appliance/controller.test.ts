@@ -51,6 +51,9 @@ describe("the appliance controller", () => {
         kinds.secrets,
         kinds.networkPolicies,
         kinds.ingresses,
+        kinds.serviceAccounts,
+        kinds.roles,
+        kinds.roleBindings,
       ].map((kind) => ({ kind, labelSelector: managedSelector })),
     );
     expect(declaration.watches?.map(({ kind, labelSelector }) => [kind.kind, labelSelector])).toEqual([

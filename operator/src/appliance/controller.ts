@@ -1,8 +1,9 @@
 /**
  * The RemramAppliance controller: it reconciles appliances, owns their workloads, Services, Secrets,
- * NetworkPolicies and the gateway's Ingress (cert-manager's objects, applied only where cert-manager is installed,
- * are read without a cache), and watches what else changes an appliance: its retained PVCs and OpenSearch pods (by the
- * appliance label), nodes (GPU changes only), RuntimeClasses and the ingress controller's EndpointSlices.
+ * NetworkPolicies, the gateway's Ingress and remram-app's ServiceAccount, Role and RoleBinding (cert-manager's
+ * objects, applied only where cert-manager is installed, are read without a cache), and watches what else changes an
+ * appliance: its retained PVCs and OpenSearch pods (by the appliance label), nodes (GPU changes only), RuntimeClasses
+ * and the ingress controller's EndpointSlices.
  */
 import type { BackupAttachment, EmbeddingStatus, MigrationStatus, StorageStatus } from "@remram/contract";
 import type { Cache } from "../runtime/cache.js";
@@ -41,6 +42,10 @@ const ownedKinds = [
   kinds.secrets,
   kinds.networkPolicies,
   kinds.ingresses,
+  // remram-app's identity: its ServiceAccount, and the Role and RoleBinding that let it read its appliance.
+  kinds.serviceAccounts,
+  kinds.roles,
+  kinds.roleBindings,
 ];
 const childKinds = [...ownedKinds, kinds.persistentVolumeClaims];
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { appResources } from "./children/app.js";
 import { gpuInventory, type NodeLike, quantityToMiB, selectProfile } from "./hardware-profiles.js";
 import { profiles } from "./testing/context.js";
 
@@ -20,7 +21,7 @@ describe("hardware profiles", () => {
       quantity.endsWith("m") ? Number(quantity.slice(0, -1)) : Number(quantity) * 1000;
     const requested = [profile.opensearch, profile.ollama, profile.cortex, profile.gateway]
       .map((component) => millicores(component.resources.cpu))
-      .reduce((sum, each) => sum + each, 0);
+      .reduce((sum, each) => sum + each, millicores(appResources.requests.cpu));
     expect(requested).toBeLessThanOrEqual(cores * 700);
   });
 

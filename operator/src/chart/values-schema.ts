@@ -175,11 +175,21 @@ export const chartValues = z
           ),
       })
       .describe("The approvers' ClusterRole."),
+    householdRoles: z
+      .strictObject({
+        create: z
+          .boolean()
+          .describe(
+            "Create the remram-member and remram-household-admin ClusterRoles, which `kubectl remram user add` binds to each household member's ServiceAccount.",
+          ),
+      })
+      .describe("The household members' ClusterRoles (per-person credentials for remram-app)."),
     operandImages: z
       .strictObject({
         opensearch: pinnedImage.describe("OpenSearch (embedded mode)."),
         ollama: pinnedImage.describe("Ollama."),
         cortex: pinnedImage.describe("Cortex (cortex/Dockerfile)."),
+        app: pinnedImage.describe("remram-app, the household's web app (app/Dockerfile)."),
         gateway: pinnedImage.describe("The OpenClaw gateway (hack/gateway/Dockerfile)."),
         hooks: pinnedImage.describe(
           "The hooks plugin's image, copied into the gateway pod (hooks/Dockerfile).",

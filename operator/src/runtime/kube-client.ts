@@ -67,6 +67,8 @@ const resources: Record<string, { plural: string; namespaced: boolean }> = {
   NetworkPolicy: { plural: "networkpolicies", namespaced: true },
   Ingress: { plural: "ingresses", namespaced: true },
   EndpointSlice: { plural: "endpointslices", namespaced: true },
+  Role: { plural: "roles", namespaced: true },
+  RoleBinding: { plural: "rolebindings", namespaced: true },
   // cert-manager's (cert-manager.io/v1), applied only where its CRDs are served.
   Certificate: { plural: "certificates", namespaced: true },
   Issuer: { plural: "issuers", namespaced: true },

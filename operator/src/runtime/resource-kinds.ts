@@ -25,6 +25,12 @@ export const networkPolicies: GroupVersionKind = {
   kind: "NetworkPolicy",
 };
 export const ingresses: GroupVersionKind = { apiVersion: "networking.k8s.io/v1", kind: "Ingress" };
+export const serviceAccounts: GroupVersionKind = { apiVersion: "v1", kind: "ServiceAccount" };
+export const roles: GroupVersionKind = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role" };
+export const roleBindings: GroupVersionKind = {
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "RoleBinding",
+};
 export const endpointSlices: GroupVersionKind = { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice" };
 export const pods: GroupVersionKind = { apiVersion: "v1", kind: "Pod" };
 export const nodes: GroupVersionKind = { apiVersion: "v1", kind: "Node" };

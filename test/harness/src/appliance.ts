@@ -18,6 +18,7 @@ export function operatorChartValues(node: RealNodeEndpoints, applianceNamespaces
       opensearch: images.opensearch,
       ollama: images.ollama,
       cortex: images.cortex,
+      app: images.app,
       gateway: images.gateway,
       hooks: images.hooks,
       devicePlugin: "nvidia/k8s-device-plugin:v0.17.0",

@@ -339,6 +339,19 @@ const workspaceSpec = z
   })
   .strict();
 
+/** remram-app: the household's own window on what the assistant remembers (operator/src/appliance/children/app.ts). */
+const appSpec = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Deploy remram-app beside Cortex: household members sign in with their own token to see, correct and forget what the assistant remembers and to review proposals. false: none of the app's objects exist.",
+      ),
+    image: imageRef.optional().describe("remram-app image."),
+  })
+  .strict();
+
 /**
  * Backups of Cortex's data (every index, the artifact repository, the archive) into a volume the user provides or
  * an S3-compatible bucket.
@@ -572,6 +585,9 @@ export const remramApplianceSpec = withCel(
       cortex: cortexSpec.prefault({}),
       gateway: gatewaySpec.prefault({}),
       workspace: workspaceSpec.prefault({}),
+      app: appSpec
+        .prefault({})
+        .describe("remram-app, the household's web app and `kubectl remram knowledge`'s server."),
       escalation: escalationSpec
         .prefault({})
         .describe(

@@ -74,8 +74,12 @@ describe("the appliance's children", () => {
               },
             },
             { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "remram-system" } } },
-            // No namespaceSelector: pods of the appliance's own namespace only.
-            { podSelector: { matchLabels: { "app.kubernetes.io/name": "remram-app" } } },
+            // No namespaceSelector: the appliance's own remram-app, in its namespace, and no other appliance's.
+            {
+              podSelector: {
+                matchLabels: { "app.kubernetes.io/name": "remram-app", "app.kubernetes.io/instance": "box" },
+              },
+            },
           ],
           ports: [{ port: 8080 }],
         },
@@ -96,5 +100,68 @@ describe("the appliance's children", () => {
     const unscraped = cortexPolicy({ metricsNamespaces: [] });
     const rules = (unscraped?.spec.ingress ?? []) as { from: unknown[] }[];
     expect(rules.map((rule) => rule.from.length)).toEqual([3]);
+    // Without the app, only the gateway and the operator.
+    const withoutApp = buildApplianceChildren(
+      context({ app: { enabled: false } }, { metricsNamespaces: [] }),
+    ).find((child) => child.metadata.name === "box-allow-cortex") as
+      | (KubeObject & { spec: { ingress: { from: unknown[] }[] } })
+      | undefined;
+    expect(withoutApp?.spec.ingress.map((rule) => rule.from.length)).toEqual([2]);
+    expect(JSON.stringify(withoutApp)).not.toContain("remram-app");
+  });
+
+  it("admit people to remram-app where they reach the gateway, and let the app reach only Cortex, the API server and DNS", () => {
+    const children = buildApplianceChildren(context({}));
+    const policyOf = (name: string) =>
+      children.find((child) => child.kind === "NetworkPolicy" && child.metadata.name === name) as
+        | (KubeObject & { spec: Record<string, unknown> })
+        | undefined;
+    const appSelector = {
+      matchLabels: { "app.kubernetes.io/name": "remram-app", "app.kubernetes.io/instance": "box" },
+    };
+    // The gateway's front door is open to every source on its port; the app's is the same, on 8080.
+    expect(policyOf("box-allow-gateway")?.spec.ingress).toEqual([{ ports: [{ port: 18789 }] }]);
+    expect(policyOf("box-allow-app")?.spec).toEqual({
+      podSelector: appSelector,
+      policyTypes: ["Ingress"],
+      ingress: [{ ports: [{ port: 8080 }] }],
+    });
+    expect(policyOf("box-app-egress")?.spec).toEqual({
+      podSelector: appSelector,
+      policyTypes: ["Egress"],
+      egress: [
+        {
+          to: [
+            {
+              podSelector: {
+                matchLabels: { "app.kubernetes.io/name": "cortex", "app.kubernetes.io/instance": "box" },
+              },
+            },
+          ],
+          ports: [{ port: 8080 }],
+        },
+        // The API server is no pod: its ports only.
+        { ports: [{ port: 443 }, { port: 6443 }] },
+        {
+          to: [
+            {
+              namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
+              podSelector: { matchLabels: { "k8s-app": "kube-dns" } },
+            },
+          ],
+          ports: [
+            { protocol: "UDP", port: 53 },
+            { protocol: "TCP", port: 53 },
+          ],
+        },
+      ],
+    });
+    // No other appliance pod is held to an egress policy.
+    const egress = children.filter(
+      (child) =>
+        child.kind === "NetworkPolicy" &&
+        ((child as unknown as { spec: { policyTypes: string[] } }).spec.policyTypes ?? []).includes("Egress"),
+    );
+    expect(egress.map((child) => child.metadata.name)).toEqual(["box-app-egress"]);
   });
 });

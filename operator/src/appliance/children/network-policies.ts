@@ -1,17 +1,28 @@
 /** The appliance's NetworkPolicies. */
 import type { KubeObject } from "../../runtime/kube-client.js";
 import { hooksMetricsPort } from "../openclaw-config.js";
+import { appComponent, appPort } from "./app.js";
 import { type ApplianceContext, applianceLabel, childMeta, ports, selectorLabels } from "./shared.js";
-
-/**
- * The label of the Remram app (the user and governance surface: knowledge inspection, artifact review), which is
- * not part of this repository: a pod carrying it in the appliance's namespace may call Cortex's API.
- */
-export const remramAppLabels = { "app.kubernetes.io/name": "remram-app" } as const;
 
 function namespacePeer(namespace: string) {
   return { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } } };
 }
+
+/** The cluster's DNS: CoreDNS (k3s, kubeadm) and kube-dns both run in kube-system labelled k8s-app=kube-dns. */
+const clusterDns = {
+  to: [{ ...namespacePeer("kube-system"), podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }],
+  ports: [
+    { protocol: "UDP", port: 53 },
+    { protocol: "TCP", port: 53 },
+  ],
+};
+
+/**
+ * The Kubernetes API server, by its ports alone: it is no pod a selector could name (on k3s it is the k3s process
+ * on the host), and traffic to the `kubernetes` Service reaches policy already translated to the node's address and
+ * port (6443; 443 where the API server listens there). No appliance pod serves on either port.
+ */
+const kubernetesApi = { ports: [{ port: 443 }, { port: 6443 }] };
 
 /** Default-deny ingress for the appliance's pods, then only the paths the architecture needs. */
 export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
@@ -24,6 +35,21 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
     }) as KubeObject;
   const from = (...components: string[]) =>
     components.map((component) => ({ podSelector: { matchLabels: selectorLabels(ctx.name, component) } }));
+  const appSelector = { matchLabels: selectorLabels(ctx.name, appComponent) };
+  // remram-app: people reach it where they reach the gateway (from anywhere, for now through a port-forward); it
+  // reaches Cortex, the API server (its own identity and each signed-in person's) and DNS, and nothing else.
+  const appPolicies = (): KubeObject[] => [
+    policy("allow-app", {
+      podSelector: appSelector,
+      policyTypes: ["Ingress"],
+      ingress: [{ ports: [{ port: appPort }] }],
+    }),
+    policy("app-egress", {
+      podSelector: appSelector,
+      policyTypes: ["Egress"],
+      egress: [{ to: from("cortex"), ports: [{ port: ports.cortex }] }, kubernetesApi, clusterDns],
+    }),
+  ];
   const allow = (target: keyof typeof ports, sources: Record<string, unknown>[]) =>
     policy(`allow-${target}`, {
       podSelector: { matchLabels: selectorLabels(ctx.name, target) },
@@ -39,7 +65,7 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
     // The operator pulls and lists models (ModelsReady); without it an in-cluster operator never sees them.
     allow("ollama", [...from("cortex", "gateway"), namespacePeer(ctx.operatorNamespace)]),
     // Cortex's API: the gateway's hooks, the operator (policies, dream, promotions) from its own namespace, and
-    // the Remram app beside the appliance. Prometheus scrapes /metrics on the same port (Cortex serves both there,
+    // the appliance's remram-app while it runs. Prometheus scrapes /metrics on the same port (Cortex serves both there,
     // so the policy can narrow the scrape to the port, not the path), only from the metrics namespaces.
     policy("allow-cortex", {
       podSelector: { matchLabels: selectorLabels(ctx.name, "cortex") },
@@ -49,7 +75,7 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
           from: [
             ...from("gateway"),
             namespacePeer(ctx.operatorNamespace),
-            { podSelector: { matchLabels: remramAppLabels } },
+            ...(ctx.spec.app.enabled ? from(appComponent) : []),
           ],
           ports: [{ port: ports.cortex }],
         },
@@ -60,6 +86,7 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
     }),
     // The gateway is the appliance's front door.
     allow("gateway", []),
+    ...(ctx.spec.app.enabled ? appPolicies() : []),
     // The hooks plugin's metrics, for Prometheus in the namespaces the chart names, and nobody else.
     ...(ctx.metricsNamespaces.length === 0
       ? []

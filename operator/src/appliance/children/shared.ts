@@ -18,6 +18,8 @@ export interface OperatorImages {
   opensearch: string;
   ollama: string;
   cortex: string;
+  /** remram-app (app/Dockerfile). */
+  app: string;
   gateway: string;
   hooks: string;
   devicePlugin: string;

@@ -69,6 +69,8 @@ export interface KubernetesEndpoints {
 export interface AppImages {
   operator: string;
   cortex: string;
+  /** remram-app, which the operator deploys beside Cortex. */
+  app: string;
   hooks: string;
   gateway: string;
   opensearch: string;

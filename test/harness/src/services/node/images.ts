@@ -66,6 +66,7 @@ export function parseAppImages(imagesEnv: string, archives: readonly ImageArchiv
   return {
     operator: image("REMRAM_IMAGE_OPERATOR"),
     cortex: image("REMRAM_IMAGE_CORTEX"),
+    app: image("REMRAM_IMAGE_APP"),
     hooks: image("REMRAM_IMAGE_HOOKS"),
     gateway: image("REMRAM_IMAGE_GATEWAY"),
     opensearch: image("REMRAM_IMAGE_OPENSEARCH"),
