@@ -34,7 +34,6 @@ const appObjects = [
   `/apis/apps/v1/namespaces/${namespace}/deployments/box-app`,
   `/api/v1/namespaces/${namespace}/services/box-app`,
   `/apis/networking.k8s.io/v1/namespaces/${namespace}/networkpolicies/box-allow-app`,
-  `/apis/networking.k8s.io/v1/namespaces/${namespace}/networkpolicies/box-app-egress`,
 ];
 const cortexPolicyPath = `/apis/networking.k8s.io/v1/namespaces/${namespace}/networkpolicies/box-allow-cortex`;
 

@@ -29,6 +29,7 @@ import {
   upgradeOperator,
   writeMeasured,
 } from "./real-appliance.js";
+import { describeApp } from "./real-appliance-app.js";
 import { describeBackup } from "./real-appliance-backup.js";
 import { describeConversation, knownFact, knownFactQuestion, recall } from "./real-appliance-conversation.js";
 import { approvedCommit, describeDreamApproval, workspaceLog } from "./real-appliance-dream.js";
@@ -126,6 +127,7 @@ describe("an appliance applied with kubectl, reconciled by the in-cluster operat
 describeConversation();
 describeDreamApproval();
 describeExport();
+describeApp();
 describeBackup();
 describeReembedding();
 

@@ -158,7 +158,7 @@ export function buildRemramApp(ctx: ApplianceContext): KubeObject[] {
 }
 
 /** The app's NetworkPolicies' components (network-policies.ts names them `<appliance>-<component>`). */
-export const appPolicyComponents = ["allow-app", "app-egress"] as const;
+export const appPolicyComponents = ["allow-app"] as const;
 
 /**
  * What `spec.app.enabled: false` leaves to delete: every object buildRemramApp and the app's NetworkPolicies would

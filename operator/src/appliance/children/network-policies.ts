@@ -8,22 +8,6 @@ function namespacePeer(namespace: string) {
   return { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } } };
 }
 
-/** The cluster's DNS: CoreDNS (k3s, kubeadm) and kube-dns both run in kube-system labelled k8s-app=kube-dns. */
-const clusterDns = {
-  to: [{ ...namespacePeer("kube-system"), podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }],
-  ports: [
-    { protocol: "UDP", port: 53 },
-    { protocol: "TCP", port: 53 },
-  ],
-};
-
-/**
- * The Kubernetes API server, by its ports alone: it is no pod a selector could name (on k3s it is the k3s process
- * on the host), and traffic to the `kubernetes` Service reaches policy already translated to the node's address and
- * port (6443; 443 where the API server listens there). No appliance pod serves on either port.
- */
-const kubernetesApi = { ports: [{ port: 443 }, { port: 6443 }] };
-
 /** Default-deny ingress for the appliance's pods, then only the paths the architecture needs. */
 export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
   const policy = (component: string, spec: Record<string, unknown>): KubeObject =>
@@ -36,18 +20,15 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
   const from = (...components: string[]) =>
     components.map((component) => ({ podSelector: { matchLabels: selectorLabels(ctx.name, component) } }));
   const appSelector = { matchLabels: selectorLabels(ctx.name, appComponent) };
-  // remram-app: people reach it where they reach the gateway (from anywhere, for now through a port-forward); it
-  // reaches Cortex, the API server (its own identity and each signed-in person's) and DNS, and nothing else.
+  // remram-app: people reach it where they reach the gateway (from anywhere, for now through a port-forward). Like
+  // every appliance pod it has no egress policy: the API server it calls is no pod a selector can name, and its
+  // Service's port is translated to wherever the server listens (6443 on k3s, another port elsewhere) before policy
+  // sees it, so a port rule would hold on one cluster and cut the app off on the next.
   const appPolicies = (): KubeObject[] => [
     policy("allow-app", {
       podSelector: appSelector,
       policyTypes: ["Ingress"],
       ingress: [{ ports: [{ port: appPort }] }],
-    }),
-    policy("app-egress", {
-      podSelector: appSelector,
-      policyTypes: ["Egress"],
-      egress: [{ to: from("cortex"), ports: [{ port: ports.cortex }] }, kubernetesApi, clusterDns],
     }),
   ];
   const allow = (target: keyof typeof ports, sources: Record<string, unknown>[]) =>
