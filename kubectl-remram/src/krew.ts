@@ -111,7 +111,9 @@ export function krewManifest(input: ManifestInput): KrewPlugin {
       description: [
         "Approve or deny the artifact proposals of a Remram appliance (remram.io/v1alpha1 ArtifactProposal),",
         "read their diffs, summarize RemramAppliance status and ask a DreamSchedule for a dream cycle now,",
-        "as the user of your kubeconfig. A single executable: no Node.js needed.",
+        "issue household members their credentials (user add), see, correct and forget what the assistant",
+        "remembers (knowledge), export, check, back up and restore the appliance's memory, as the user of",
+        "your kubeconfig. A single executable: no Node.js needed.",
       ].join("\n"),
       caveats: [
         "Deciding proposals needs the Remram chart's remram-approver ClusterRole bound in the appliance's",
