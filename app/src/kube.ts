@@ -1,5 +1,5 @@
 /**
- * The app's two ways to the Kubernetes API: its own identity (TokenReview and reading its appliance, nothing else)
+ * The app's two ways to the Kubernetes API: its own identity (reading its appliance, nothing else)
  * and a signed-in person's (everything done for them: proposals, approvals, their own access reviews). A person's
  * requests carry their token, so RBAC and the admission policy judge the person, never the app.
  */

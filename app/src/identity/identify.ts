@@ -11,6 +11,9 @@ import { KubeApiError, KubeClient } from "@remram/operator/kube-client";
 import { personClient } from "../kube.js";
 import { memberOf } from "./member.js";
 
+/** Answers kept at most: a household has a handful of members, each with a browser or two. */
+const cacheLimit = 1000;
+
 export interface Person {
   memberId: string;
   /** The Kubernetes user name, as approvals record it. */
@@ -62,13 +65,18 @@ export class Identities {
     // Kubernetes being unreachable is no verdict on the person: ask again next time.
     if (!("status" in outcome) || outcome.status !== 503) {
       this.cache.set(key, { until: now + this.options.cacheMs, outcome });
-      if (this.cache.size > 1000) this.evict(now);
+      if (this.cache.size > cacheLimit) this.evict(now);
     }
     return outcome;
   }
 
+  /** Expired answers first; then the oldest, so a flood of made-up tokens cannot grow the cache. */
   private evict(now: number): void {
     for (const [key, entry] of this.cache) if (entry.until <= now) this.cache.delete(key);
+    for (const key of this.cache.keys()) {
+      if (this.cache.size <= cacheLimit) break;
+      this.cache.delete(key);
+    }
   }
 
   private async check(token: string): Promise<Identification> {

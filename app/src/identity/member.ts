@@ -16,7 +16,7 @@ export interface Household {
   memberIds: readonly string[];
 }
 
-/** The member id `username` (as TokenReview reports it) stands for, or why it stands for none. */
+/** The member id `username` (as the API server reports it for a token) stands for, or why it stands for none. */
 export function memberOf(username: string, household: Household): { memberId: string } | { refusal: string } {
   const match = serviceAccountUser.exec(username);
   const prefix = memberServiceAccountName(household.appliance, "");

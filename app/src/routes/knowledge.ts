@@ -9,20 +9,9 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { routes } from "../cortex-client.js";
 import { AppError } from "../errors.js";
-import type { Person } from "../identity/identify.js";
+import { subject } from "../identity/subject.js";
 
 const memberId = z.string().min(1).max(63);
-
-/** Whose knowledge a request is about, and whether the asker acts as an admin to see it. */
-function subject(person: Person, user: string | undefined): { userId: string; asAdmin: boolean } {
-  if (user === undefined || user === person.memberId) return { userId: person.memberId, asAdmin: false };
-  if (!person.admin)
-    throw new AppError(
-      403,
-      `only a household admin sees or changes another member's knowledge; ${person.memberId} is not one (the administer verb on remramappliances)`,
-    );
-  return { userId: user, asAdmin: true };
-}
 
 const commaList = <T extends string>(values: readonly [T, ...T[]]) =>
   z

@@ -67,10 +67,7 @@ export const proposalRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         params: z.object({ name: z.string().min(1).max(253), decision: z.enum(["approve", "deny"]) }),
-        body: z
-          .object({ comment: z.string().max(1024).optional() })
-          .strict()
-          .default({}),
+        body: z.object({ comment: z.string().max(1024).optional() }).strict(),
       },
     },
     async (request) => {

@@ -13,7 +13,7 @@ import type { Cache } from "../runtime/cache.js";
 import { mergeConditions, transitions } from "../runtime/conditions.js";
 import type { ReconcileResult } from "../runtime/controller.js";
 import type { EventRecorder } from "../runtime/events.js";
-import { type KubeClient, type KubeObject, objectPath, resourcePath } from "../runtime/kube-client.js";
+import { type KubeClient, type KubeObject, objectPath } from "../runtime/kube-client.js";
 import type { OperatorMetrics } from "../runtime/metrics.js";
 import { controllerReference, splitKey } from "../runtime/owner.js";
 import { parseSpec, TerminalError } from "../runtime/terminal-error.js";
@@ -53,6 +53,7 @@ import {
   usableGpuInventory,
 } from "./gpu.js";
 import { gpuInventory, type HardwareProfile, type ProfileName, selectProfile } from "./hardware-profiles.js";
+import { deleteLeftovers } from "./leftovers.js";
 import type { ModelPuller } from "./model-puller.js";
 import {
   applianceConditions,
@@ -207,7 +208,7 @@ export class ApplianceReconciler {
     const desired = buildApplianceChildren(ctx);
     if (devicePlugin) desired.push(buildDevicePlugin(this.deps.images, runtimeClassName));
     const applied = await this.applyChildren(desired);
-    await this.deleteUnwanted(ctx, unwantedApp(ctx));
+    await deleteLeftovers(this.deps.client, this.deps.children, ctx, unwantedApp(ctx));
     await settleExposure(this.deps.client, this.deps.children, ctx, this.deps.now());
 
     const required = requiredModelList(ctx);
@@ -333,22 +334,6 @@ export class ApplianceReconciler {
       applied++;
     }
     return applied;
-  }
-
-  /** Delete what the spec no longer wants (remram-app switched off), where it is there and this appliance's. */
-  private async deleteUnwanted(
-    ctx: ApplianceContext,
-    leftovers: readonly { apiVersion: string; kind: string; name: string }[],
-  ): Promise<void> {
-    for (const leftover of leftovers) {
-      const path = resourcePath(leftover.apiVersion, leftover.kind, ctx.namespace, leftover.name);
-      const cache = this.deps.children(leftover.kind);
-      const live = cache
-        ? cache.get(ctx.namespace, leftover.name)
-        : await this.deps.client.get<KubeObject>(path);
-      if (live?.metadata.ownerReferences?.some((owner) => owner.uid === ctx.owner.uid))
-        await this.deps.client.delete(path);
-    }
   }
 
   /** Objects outside the child caches (the device plugin DaemonSet in kube-system) are read directly. */

@@ -165,7 +165,7 @@ bind verb on it (a cluster admin has all of it).
       --appliance NAME the RemramAppliance (default: the only one in the namespace)
       --approver       add: bind remram-approver too
       --admin          add: bind remram-household-admin too
-      --duration D     add: how long the token is valid (default 720h, at least 10m; h, m, s, d)
+      --duration D     add: how long the token is valid (default 720h, 10m to 366d; h, m, s, d)
   -o, --output FMT     add: token (default) or kubeconfig`,
   },
   knowledge: {

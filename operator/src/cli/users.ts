@@ -38,9 +38,12 @@ export interface UserFlags {
 
 /** What `kubectl create token` issues by default is an hour; a person's sign-in should last a month. */
 export const defaultDurationSeconds = 30 * 24 * 3600;
-/** The API server refuses a TokenRequest under 10 minutes, and one of 2^32 seconds or more. */
+/**
+ * The API server refuses a TokenRequest under 10 minutes. A person's credential lives a year at most: one lost with
+ * a phone should not outlast the household's memory of who had it (user remove revokes it sooner).
+ */
 const minimumSeconds = 600;
-const maximumSeconds = 2 ** 32 - 1;
+const maximumSeconds = 366 * 86_400;
 
 const unitSeconds: Record<string, number> = { d: 86_400, h: 3_600, m: 60, s: 1 };
 
@@ -55,7 +58,10 @@ export function parseDuration(text: string): number {
   if (seconds < minimumSeconds)
     throw new UsageError(`--duration must be at least 10m: the API server refuses shorter tokens`, "user");
   if (seconds > maximumSeconds)
-    throw new UsageError(`--duration must be under 2^32 seconds (about 136 years)`, "user");
+    throw new UsageError(
+      `--duration must be at most 366d: a person's credential lives a year at most`,
+      "user",
+    );
   return seconds;
 }
 

@@ -173,8 +173,8 @@ export function Memory({ me }: { me: Me }) {
             key={item.object.id}
             item={item}
             statements={statements}
-            {...(other === undefined && item.mine !== false ? { onCorrect: setCorrecting } : {})}
-            {...(item.mine !== false || other !== undefined ? { onForget: setForgetting } : {})}
+            {...(other === undefined ? { onCorrect: setCorrecting } : {})}
+            {...(item.mine !== false || other !== undefined || me.admin ? { onForget: setForgetting } : {})}
           />
         ))}
         {cursor === null ? null : (
@@ -212,7 +212,7 @@ export function Memory({ me }: { me: Me }) {
               current.flatMap((item) =>
                 item.object.id === oldId
                   ? [
-                      { object: created, mine: true },
+                      { object: created, mine: created.scope === "user" },
                       {
                         ...item,
                         object: {

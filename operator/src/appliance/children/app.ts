@@ -31,13 +31,13 @@ export const appCortexTokenFile = "/var/run/secrets/remram/cortex/token";
  */
 export const appCredentialHashAnnotation = "remram.io/cortex-credential-hash";
 
-/** `<appliance>-app`: the ServiceAccount, Role, RoleBinding, Deployment and Service all carry this name. */
 /**
  * The same on every profile: the app idles between a person's page loads. Measured idle: about 100 MB of anonymous
  * memory (150 MB resident), most of it @kubernetes/client-node; the CPU request counts in the profiles' 70 % budget.
  */
 export const appResources = { requests: { cpu: "20m", memory: "128Mi" }, limits: { memory: "256Mi" } };
 
+/** `<appliance>-app`: the ServiceAccount, Role, RoleBinding, Deployment and Service all carry this name. */
 export function appName(appliance: string): string {
   return childName(appliance, "app");
 }
