@@ -5,7 +5,8 @@
  * the tokens `kubectl remram user add` issued them. Screenshots of each page go to .remram/run/app-screenshots
  * (docs/app/ keeps a copy).
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -81,6 +82,38 @@ async function signedIn(member: string): Promise<{ context: BrowserContext; page
   return { context, page };
 }
 
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/**
+ * What axe-core finds against WCAG 2 A and AA on the page as it is now, serious or critical: contrast, names,
+ * labels, landmarks. Playwright evaluates through the DevTools protocol, which the page's CSP does not govern.
+ */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    // In the page: its globals, without the DOM's types in this test's compilation.
+    const { axe, document } = globalThis as unknown as {
+      axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> };
+      document: unknown;
+    };
+    const results = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa"] } });
+    return results.violations;
+  });
+  return violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.help}): ${violation.nodes.map((node) => JSON.stringify(node.target)).join(", ")}`,
+    );
+}
+
 const article = (page: Page, statement: string) => page.getByRole("article", { name: statement });
 
 beforeAll(async () => {
@@ -152,6 +185,7 @@ describe("remram-app in a browser", () => {
     expect(await page.getByText("Bob plays the cello").count()).toBe(0);
     expect(await page.getByRole("link", { name: "Diagnostics" }).count()).toBe(0);
     await page.screenshot({ path: join(screenshots, "memory.png"), fullPage: true });
+    expect(await accessibilityProblems(page)).toEqual([]);
     await context.close();
   });
 
@@ -167,6 +201,7 @@ describe("remram-app in a browser", () => {
     const page = await context.newPage();
     await page.goto(appUrl);
     await page.screenshot({ path: join(screenshots, "sign-in.png") });
+    expect(await accessibilityProblems(page)).toEqual([]);
     await page.getByLabel("Your token").fill("not-a-kubernetes-token");
     await page.getByRole("button", { name: "Sign in" }).click();
     await eventually(() => page.getByRole("alert").textContent()).toMatch(/credential is not valid/);
@@ -193,6 +228,7 @@ describe("remram-app in a browser", () => {
     expect(await old.textContent()).toMatch(/No longer true since/);
     expect(await old.textContent()).toMatch(/8:10 train/);
     await page.screenshot({ path: join(screenshots, "memory-corrected.png"), fullPage: true });
+    expect(await accessibilityProblems(page)).toEqual([]);
     await context.close();
   });
 
@@ -249,6 +285,7 @@ describe("remram-app in a browser", () => {
       1,
     );
     await alice.page.screenshot({ path: join(screenshots, "proposals.png"), fullPage: true });
+    expect(await accessibilityProblems(alice.page)).toEqual([]);
     await alice.context.close();
   });
 
@@ -257,6 +294,7 @@ describe("remram-app in a browser", () => {
     await page.getByRole("link", { name: "Diagnostics" }).click();
     await eventually(() => page.getByRole("heading", { level: 1, name: "Diagnostics" }).count()).toBe(1);
     await page.screenshot({ path: join(screenshots, "diagnostics.png"), fullPage: true });
+    expect(await accessibilityProblems(page)).toEqual([]);
     await context.close();
   });
 

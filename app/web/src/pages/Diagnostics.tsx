@@ -74,7 +74,8 @@ function conditionMark(value: string): string {
 function Conditions({ conditions, caption }: { conditions: Condition[]; caption: string }) {
   if (conditions.length === 0) return <p>No conditions reported yet.</p>;
   return (
-    <div class="overflow-auto">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways on a phone takes the focus, so a keyboard can scroll it (WCAG 2.1.1)
+    <section class="overflow-auto" aria-label={caption} tabIndex={0}>
       <table>
         <caption>{caption}</caption>
         <thead>
@@ -100,7 +101,7 @@ function Conditions({ conditions, caption }: { conditions: Condition[]; caption:
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 
@@ -131,7 +132,8 @@ function Models({ models }: { models: ModelStatus[] }) {
       {models.length === 0 ? (
         <p>No model reported yet.</p>
       ) : (
-        <div class="overflow-auto">
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: as for the conditions' table: a keyboard scrolls it
+        <section class="overflow-auto" aria-label="Models" tabIndex={0}>
           <table>
             <thead>
               <tr>
@@ -152,7 +154,7 @@ function Models({ models }: { models: ModelStatus[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </section>
   );
