@@ -89,14 +89,18 @@ export function describeUpgradeFromPrevious(): void {
       await helm("uninstall", release, "--wait").catch(() => undefined);
       await kubectl(["delete", "namespace", namespace, "--wait=true", "--timeout=300s"], undefined, 310_000);
 
-      // The previous release as its chart and images install it; the values differ only in the image names.
+      // The previous release as its chart and images install it; the values differ only in the image names, and
+      // leave out the operands it does not know (its values schema refuses them): remram-app came later.
       const current = operatorChartValues(node, [namespace]);
+      const knownBefore = Object.fromEntries(
+        Object.entries(current.operandImages).filter(([operand]) => operand !== "app"),
+      );
       const appliedAt = await installApplianceAndOperator(
         previous.chart,
         {
           ...current,
           image: { ...imageParts(previous.operator), pullPolicy: "Never" },
-          operandImages: { ...current.operandImages, cortex: previous.cortex, hooks: previous.hooks },
+          operandImages: { ...knownBefore, cortex: previous.cortex, hooks: previous.hooks },
         },
         join(runDir, `appliance-values-previous-${release}.json`),
       );
