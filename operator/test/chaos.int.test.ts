@@ -20,9 +20,16 @@ const suffix = runSuffix();
 const namespace = `chaos-${suffix}`;
 const node = `kwok-chaos-${suffix}`;
 const expectedChildren = {
-  Deployment: ["box-cortex", "box-gateway", "box-ollama"],
+  Deployment: ["box-app", "box-cortex", "box-gateway", "box-ollama"],
   StatefulSet: ["box-opensearch"],
-  Service: ["box-cortex", "box-gateway", "box-ollama", "box-opensearch", "box-opensearch-headless"],
+  Service: [
+    "box-app",
+    "box-cortex",
+    "box-gateway",
+    "box-ollama",
+    "box-opensearch",
+    "box-opensearch-headless",
+  ],
 };
 const listPaths = {
   Deployment: `/apis/apps/v1/namespaces/${namespace}/deployments`,
