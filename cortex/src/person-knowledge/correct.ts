@@ -20,6 +20,7 @@ import { createRecord, type MaturationIndices } from "../knowledge/records.js";
 import { type DocumentVersion, writeObjects } from "../knowledge/repository.js";
 import { request as storeRequest } from "../store/client.js";
 import { knowledgeObjectFields, knowledgeWriteLines } from "../store/documents.js";
+import { vectorOrNull } from "../store/embedder.js";
 import { bulk, bulkFailure } from "../store/writes.js";
 import { viewerOf } from "./list.js";
 
@@ -61,7 +62,7 @@ export async function correctKnowledge(
       const stored = (await readVersioned(context, plan.created.id))?.object;
       if (stored !== undefined) return { answer: { invalidated, created: stored }, replayed: true };
     }
-    vector ??= await embedOrNull(context, plan.created.statement);
+    vector ??= await vectorOrNull(context.embedder, plan.created.statement);
     const embedding = vector;
     const created = await inGate(context, async () => {
       // Done before, cut short by a crash between invalidating the old object and creating this one: completed.
@@ -135,16 +136,6 @@ async function create(
   const failed = results.filter((result) => result.error !== undefined && result.status !== 409);
   if (failed.length > 0) throw bulkFailure("the correction was not stored", failed);
   return object;
-}
-
-async function embedOrNull(context: CortexContext, text: string): Promise<number[] | null> {
-  if (context.embedder === null) return null;
-  try {
-    return (await context.embedder.embedMany([text]))[0] ?? null;
-  } catch {
-    // Stored lexical-only, as ingest and reflection store theirs: dream backfills the vector.
-    return null;
-  }
 }
 
 /** Who corrected what for whom and why (the reason redacted): never the statements. Written once per correction. */

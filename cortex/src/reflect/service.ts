@@ -19,6 +19,7 @@ import { createRecord, getRecord, type MaturationIndices } from "../knowledge/re
 import { findCandidates, loadObjects, normaliseClaim, writeObjects } from "../knowledge/repository.js";
 import { refusalMessage, refusedWrites } from "../knowledge/tombstones.js";
 import { recordCandidateDimensions } from "../store/counters.js";
+import { vectorsOrNulls } from "../store/embedder.js";
 import { planReflection, type ReflectionOutcome, redactDelta } from "./plan.js";
 import { findScopeViolations, type ScopeViolation } from "./scope.js";
 
@@ -29,16 +30,6 @@ export type ReflectResult =
   | { ok: false; violations: ScopeViolation[] };
 
 const neighboursPerItem = 10;
-
-async function embedOrNull(context: CortexContext, texts: readonly string[]): Promise<(number[] | null)[]> {
-  if (context.embedder === null || texts.length === 0) return texts.map(() => null);
-  try {
-    return await context.embedder.embedMany(texts);
-  } catch {
-    // Without vectors reflection still matches by claim; semantic matching waits for the next reflection.
-    return texts.map(() => null);
-  }
-}
 
 export async function reflect(
   context: CortexContext,
@@ -88,12 +79,13 @@ export async function reflect(
     ...c,
     replacement: c.replacement ? withClaim(c.replacement) : undefined,
   }));
-  const vectors = await embedOrNull(context, [
+  // Without vectors reflection still matches by claim; semantic matching waits for the next reflection.
+  const vectors = await vectorsOrNulls(context.embedder, [
     ...items.map((i) => i.statement),
     ...corrections.map((c) => c.statement),
   ]);
-  const replacementVectors = await embedOrNull(
-    context,
+  const replacementVectors = await vectorsOrNulls(
+    context.embedder,
     corrections.flatMap((c) => (c.replacement ? [c.replacement.statement] : [])),
   );
   const candidateHits = await findCandidates(

@@ -31,6 +31,7 @@ import { loadObjects, scanObjects, scopeFilter, writeObjects } from "../knowledg
 import { refusalMessage, refusedWrites } from "../knowledge/tombstones.js";
 import { request as storeRequest } from "../store/client.js";
 import { knowledgeWriteLines, vectorDocument } from "../store/documents.js";
+import { vectorOrNull } from "../store/embedder.js";
 import { bulk, bulkFailure } from "../store/writes.js";
 import { draftPageProposal, planNewSave, planRepeatSave, saveScope } from "./plan.js";
 
@@ -68,7 +69,7 @@ export async function remember(
   const planned = planNewSave(request, scoped.scope, { privacy: policy.privacy.defaultLevel, now });
   // The person waits for this answer: the statement is stored lexically at once if its vector is not ready within
   // a moment, and the vector follows (vectorLater).
-  const embedding = embedOrNull(context, planned.object.statement);
+  const embedding = vectorOrNull(context.embedder, planned.object.statement);
   const vector = await Promise.race([
     embedding,
     new Promise<null>((resolve) => setTimeout(() => resolve(null), inlineEmbeddingWaitMs).unref()),
@@ -158,16 +159,6 @@ function vectorLater(
     .catch((error: unknown) =>
       log.warn({ err: error, id }, "explicit save's vector not written; dream backfills it"),
     );
-}
-
-async function embedOrNull(context: CortexContext, text: string): Promise<number[] | null> {
-  if (context.embedder === null) return null;
-  try {
-    return (await context.embedder.embedMany([text]))[0] ?? null;
-  } catch {
-    // Stored lexical-only: the save must not depend on the embedding model (dream backfills the vector).
-    return null;
-  }
 }
 
 type Stored = { status: ExplicitSaveResponse["status"]; object: KnowledgeObject };

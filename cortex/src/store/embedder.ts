@@ -153,3 +153,24 @@ export function createOllamaEmbedder(options: EmbedderOptions): Embedder {
     },
   };
 }
+
+/**
+ * Vectors for `texts`, or nulls where there is no embedding model or it failed: a write never depends on the model.
+ * The objects are stored lexical-only and dream backfills their vectors.
+ */
+export async function vectorsOrNulls(
+  embedder: Embedder | null,
+  texts: readonly string[],
+): Promise<(number[] | null)[]> {
+  if (embedder === null || texts.length === 0) return texts.map(() => null);
+  try {
+    return await embedder.embedMany(texts);
+  } catch {
+    return texts.map(() => null);
+  }
+}
+
+/** One text's vector, or null (vectorsOrNulls). */
+export async function vectorOrNull(embedder: Embedder | null, text: string): Promise<number[] | null> {
+  return (await vectorsOrNulls(embedder, [text]))[0] ?? null;
+}
