@@ -33,7 +33,7 @@ export function CorrectDialog({
   const [statement, setStatement] = useState(item.object.statement);
   const [reason, setReason] = useState("");
   const { busy, error, run } = useSubmit();
-  const ids = { statement: useId(), reason: useId() };
+  const ids = { statement: useId() };
   const unchanged = statement.trim() === item.object.statement.trim() || statement.trim() === "";
   return (
     <Dialog title="Correct what the assistant remembers" onClose={onClose}>
@@ -59,13 +59,7 @@ export function CorrectDialog({
           value={statement}
           onInput={(event) => setStatement(event.currentTarget.value)}
         />
-        <label for={ids.reason}>Why (optional)</label>
-        <input
-          id={ids.reason}
-          maxLength={1024}
-          value={reason}
-          onInput={(event) => setReason(event.currentTarget.value)}
-        />
+        <ReasonField value={reason} onInput={setReason} />
         <ErrorText message={error} />
         <footer>
           <button type="button" class="secondary" onClick={onClose}>
@@ -93,7 +87,6 @@ export function ForgetDialog({
 }) {
   const [reason, setReason] = useState("");
   const { busy, error, run } = useSubmit();
-  const reasonId = useId();
   return (
     <Dialog title="Forget this?" onClose={onClose}>
       <form
@@ -109,13 +102,7 @@ export function ForgetDialog({
           The assistant will no longer know this{user === undefined ? "" : ` about ${user}`}. This cannot be
           undone.
         </p>
-        <label for={reasonId}>Why (optional)</label>
-        <input
-          id={reasonId}
-          maxLength={1024}
-          value={reason}
-          onInput={(event) => setReason(event.currentTarget.value)}
-        />
+        <ReasonField value={reason} onInput={setReason} />
         <ErrorText message={error} />
         <footer>
           <button type="button" class="secondary" onClick={onClose}>
@@ -142,7 +129,7 @@ export function ForgetAllDialog({
   const [typed, setTyped] = useState("");
   const [reason, setReason] = useState("");
   const { busy, error, run } = useSubmit();
-  const ids = { confirm: useId(), reason: useId(), help: useId() };
+  const ids = { confirm: useId(), help: useId() };
   const confirmed = typed.trim() === me.memberId;
   return (
     <Dialog title="Forget everything about you" onClose={onClose}>
@@ -167,13 +154,7 @@ export function ForgetAllDialog({
           onInput={(event) => setTyped(event.currentTarget.value)}
         />
         <small id={ids.help}>The button below works once it matches.</small>
-        <label for={ids.reason}>Why (optional)</label>
-        <input
-          id={ids.reason}
-          maxLength={1024}
-          value={reason}
-          onInput={(event) => setReason(event.currentTarget.value)}
-        />
+        <ReasonField value={reason} onInput={setReason} />
         <ErrorText message={error} />
         <footer>
           <button type="button" class="secondary" onClick={onClose}>
@@ -190,5 +171,16 @@ export function ForgetAllDialog({
         </footer>
       </form>
     </Dialog>
+  );
+}
+
+/** Why the person asks (optional): Cortex keeps it, redacted, in its audit record. */
+function ReasonField({ value, onInput }: { value: string; onInput: (reason: string) => void }) {
+  const id = useId();
+  return (
+    <>
+      <label for={id}>Why (optional)</label>
+      <input id={id} maxLength={1024} value={value} onInput={(event) => onInput(event.currentTarget.value)} />
+    </>
   );
 }
