@@ -10,6 +10,8 @@ import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod
 import { signedIn } from "./auth.js";
 import type { AppConfig } from "./config.js";
 import { CortexClient } from "./cortex-client.js";
+import { DiagnosticsMetrics } from "./diagnostics/metrics.js";
+import { ScrapedMetrics } from "./diagnostics/scraped.js";
 import { AppError, errorBody } from "./errors.js";
 import { Identities } from "./identity/identify.js";
 import { ownKubeConfig } from "./kube.js";
@@ -32,6 +34,7 @@ export interface AppContext {
   config: AppConfig;
   cortex: CortexClient;
   identities: Identities;
+  metrics: DiagnosticsMetrics;
 }
 
 declare module "fastify" {
@@ -70,8 +73,26 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       appliance: config.appliance,
       cacheMs: config.identityCacheMs,
     }),
+    metrics: new DiagnosticsMetrics(
+      new ScrapedMetrics({
+        endpoints: {
+          cortex: new URL(
+            "metrics",
+            config.cortexUrl.endsWith("/") ? config.cortexUrl : `${config.cortexUrl}/`,
+          ).href,
+          ...(config.gatewayMetricsUrl === undefined ? {} : { gateway: config.gatewayMetricsUrl }),
+        },
+        intervalMs: config.metricsIntervalMs,
+        keepMs: 86_400_000,
+      }),
+      config.prometheusUrl === undefined
+        ? undefined
+        : { url: config.prometheusUrl, namespace: config.namespace },
+    ),
   };
   app.decorate("remram", context);
+  app.addHook("onReady", async () => context.metrics.scraped.start());
+  app.addHook("onClose", async () => context.metrics.scraped.stop());
   app.setErrorHandler(async (error, request, reply) => {
     if (error instanceof AppError)
       return reply.code(error.statusCode).send(errorBody(error.statusCode, error.message));

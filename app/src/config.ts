@@ -15,6 +15,12 @@ export const appConfig = z
     /** The agent whose archived conversations the person sees (OpenClaw's agent id). */
     agentId: z.string().min(1).default("main"),
     cortexUrl: z.url(),
+    /** The hooks plugin's /metrics in the gateway pod (the diagnostics page's capture backlog and escalations). */
+    gatewayMetricsUrl: z.url().optional(),
+    /** A Prometheus that scrapes the appliance; the page then plots a day of its data. */
+    prometheusUrl: z.url().optional(),
+    /** How often the app scrapes the components' /metrics itself, for the page's plots without Prometheus. */
+    metricsIntervalMs: z.int().min(1_000).max(3_600_000).default(60_000),
     /** The app's own credential for Cortex (the `app` caller). */
     cortexToken: z.string().min(16),
     /** A kubeconfig file for the app's own identity; unset in a pod, where the ServiceAccount's is used. */
@@ -41,6 +47,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv): AppConfig {
     agentId: env.REMRAM_APP_AGENT_ID,
     cortexUrl: env.REMRAM_APP_CORTEX_URL,
     cortexToken: readFileSync(tokenFile, "utf8").trim(),
+    gatewayMetricsUrl: env.REMRAM_APP_GATEWAY_METRICS_URL,
+    prometheusUrl: env.REMRAM_APP_PROMETHEUS_URL || undefined,
+    metricsIntervalMs:
+      env.REMRAM_APP_METRICS_INTERVAL_MS === undefined
+        ? undefined
+        : Number(env.REMRAM_APP_METRICS_INTERVAL_MS),
     kubeconfig: env.REMRAM_APP_KUBECONFIG,
     secureCookies: env.REMRAM_APP_INSECURE_COOKIES !== "true",
     logLevel: env.REMRAM_APP_LOG_LEVEL,

@@ -156,6 +156,8 @@ beforeAll(async () => {
       cortexToken: cortexCredentials.app,
       secureCookies: false,
       identityCacheMs: 0,
+      // Cortex's /metrics read every second, so the diagnostics page has readings to plot within the test.
+      metricsIntervalMs: 1_000,
       logLevel: "silent",
     }),
     kubeConfig: await appIdentity(admin, kubeConfig, namespace, "box"),
@@ -289,10 +291,36 @@ describe("remram-app in a browser", () => {
     await alice.context.close();
   });
 
-  it("shows bob, a household admin, the diagnostics page", async () => {
+  it("shows bob, a household admin, the diagnostics page with the retrievals Cortex served plotted", async () => {
+    // What the gateway's hooks do before a turn: retrievals, each one in Cortex's latency histogram.
+    for (let index = 0; index < 5; index++) {
+      const retrieved = await fetch(`${env.cortexUrl}/retrieve`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${cortexCredentials.gateway}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          principal: { userId: "bob", householdId: "home", agentId: "main" },
+          requestText: "when does Bob play the cello?",
+          tokenBudget: 400,
+        }),
+      });
+      expect(retrieved.status).toBe(200);
+    }
+    // Two scrapes a second apart make a reading.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
     const { context, page } = await signedIn("bob");
     await page.getByRole("link", { name: "Diagnostics" }).click();
     await eventually(() => page.getByRole("heading", { level: 1, name: "Diagnostics" }).count()).toBe(1);
+    const latency = page.getByRole("img", { name: /^Retrieval latency,/ });
+    await eventually(() => latency.count(), 15_000).toBe(1);
+    expect(await latency.getAttribute("aria-label")).toMatch(
+      /p50: now [\d.]+ ms, highest [\d.]+ ms; p95: now/,
+    );
+    const summary = page.getByText(
+      /From the components' \/metrics, read by the app, over the last .*: 5 retrievals/,
+    );
+    await eventually(() => summary.count(), 15_000).toBe(1);
+    // No gateway in this test bed: the page says so instead of plotting nothing silently.
+    expect(await page.getByText("gateway's metrics: no address configured").count()).toBe(1);
     await page.screenshot({ path: join(screenshots, "diagnostics.png"), fullPage: true });
     expect(await accessibilityProblems(page)).toEqual([]);
     await context.close();

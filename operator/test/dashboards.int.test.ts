@@ -11,6 +11,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DiagnosticsMetrics } from "../../app/src/diagnostics/metrics.js";
+import { ScrapedMetrics } from "../../app/src/diagnostics/scraped.js";
 import {
   type PluginGateway,
   readMetrics,
@@ -66,6 +68,8 @@ let fixture: PluginGateway;
 let operatorMetrics: Server;
 let prometheus: Started<PrometheusEndpoints>;
 let scenarioStart = 0;
+/** remram-app's own scrapes of the same components (its diagnostics page without Prometheus). */
+let appScrapes: ScrapedMetrics;
 
 const address = (url: string): string => new URL(url).host;
 
@@ -109,10 +113,17 @@ beforeAll(async () => {
     { job: "cortex", address: address(testbed.cortexUrl), labels: { namespace, pod: "box-cortex-0" } },
     { job: "gateway", address: address(fixture.metricsUrl), labels: { namespace, pod: "box-gateway-0" } },
   ]);
+  appScrapes = new ScrapedMetrics({
+    endpoints: { cortex: `${testbed.cortexUrl}/metrics`, gateway: fixture.metricsUrl },
+    intervalMs: 1_000,
+    keepMs: 86_400_000,
+  });
+  appScrapes.start();
   scenarioStart = Date.now();
 }, scenarioTimeoutMs);
 
 afterAll(async () => {
+  await appScrapes?.stop();
   await prometheus?.stop();
   await fixture?.stop();
   await new Promise((resolve) => operatorMetrics?.close(resolve));
@@ -315,4 +326,37 @@ describe("the chart's dashboards on a real Prometheus", () => {
     },
     scenarioTimeoutMs,
   );
+
+  it("give remram-app's diagnostics page the scenario's picture, from Prometheus and from the app's own scrapes", async () => {
+    const own = appScrapes.view();
+    expect(own.problems).toEqual([]);
+    const retrievals = own.series.reduce((sum, reading) => sum + reading.retrievals, 0);
+    // The scenario's 40 direct retrievals and the gateway's own before each turn.
+    expect(retrievals).toBeGreaterThanOrEqual(40);
+    expect(own.series.some((reading) => reading.retrievalP95Ms !== null && reading.retrievalP95Ms > 0)).toBe(
+      true,
+    );
+    expect(own.series.some((reading) => reading.captureBacklog !== null)).toBe(true);
+    expect(own.escalations.length).toBeGreaterThan(0);
+
+    // The production defaults: a day at five-minute steps.
+    const metrics = new DiagnosticsMetrics(appScrapes, { url: prometheus.endpoints.url, namespace });
+    const fromPrometheus = await metrics.view();
+    expect(fromPrometheus.source).toBe("prometheus");
+    expect(fromPrometheus.problems).toEqual([]);
+    expect(fromPrometheus.series.some((reading) => reading.retrievalP95Ms !== null)).toBe(true);
+    expect(fromPrometheus.captureBacklog).not.toBeNull();
+    // Prometheus extrapolates increases and takes a series' first sample as its baseline (a decision made once is
+    // no increase to it), so its counts differ a little; every decision it shows, the app's scrapes saw too.
+    expect(fromPrometheus.escalations.length).toBeGreaterThan(0);
+    expect(own.escalations.map((count) => count.label)).toEqual(
+      expect.arrayContaining(fromPrometheus.escalations.map((count) => count.label)),
+    );
+
+    // A Prometheus that does not answer: the app's own scrapes, and the page says why.
+    const down = await new DiagnosticsMetrics(appScrapes, { url: "http://127.0.0.1:9/", namespace }).view();
+    expect(down.source).toBe("metrics");
+    expect(down.problems[0]).toMatch(/^Prometheus at http:\/\/127\.0\.0\.1:9\/ did not answer/);
+    expect(down.series.length).toBeGreaterThanOrEqual(own.series.length);
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * The admin's view of the appliance: its conditions, components and models from the RemramAppliance's status, and
- * each dream schedule's last run, read with the admin's own Kubernetes credential.
+ * each dream schedule's last run, read with the admin's own Kubernetes credential; and the components' metrics over
+ * the last day (diagnostics/), from Prometheus or the app's own scrapes.
  */
 
 import { KubeApiError } from "@remram/operator/kube-client";
@@ -17,10 +18,20 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { namespace, appliance } = app.remram.config;
   const base = `/apis/remram.io/v1alpha1/namespaces/${namespace}`;
 
-  app.get("/api/diagnostics", async (request) => {
-    const { person } = request;
+  const adminOnly = (person: { admin: boolean; memberId: string }) => {
     if (!person.admin)
       throw new AppError(403, `diagnostics are for household admins; ${person.memberId} is not one`);
+  };
+
+  // Apart from the CRs' view: a component whose metrics cannot be read must not hide the conditions.
+  app.get("/api/diagnostics/metrics", async (request) => {
+    adminOnly(request.person);
+    return app.remram.metrics.view();
+  });
+
+  app.get("/api/diagnostics", async (request) => {
+    const { person } = request;
+    adminOnly(person);
     try {
       const [found, schedules] = await Promise.all([
         person.kube.send<Conditioned>("GET", `${base}/remramappliances/${appliance}`),

@@ -7,6 +7,7 @@ import type {
   Corrected,
   Counts,
   Diagnostics,
+  DiagnosticsMetrics,
   ErrorBody,
   KnowledgePage,
   KnowledgeQuery,
@@ -124,4 +125,5 @@ export const api = {
     ),
 
   diagnostics: () => call<Diagnostics>("GET", "/api/diagnostics"),
+  diagnosticsMetrics: () => call<DiagnosticsMetrics>("GET", "/api/diagnostics/metrics"),
 };

@@ -46,3 +46,55 @@ export function barLayout(
   });
   return { bars, height: Math.max(rowHeight, entries.length * rowHeight), x, span, width, rowHeight };
 }
+
+/** One line of a line chart: a value per point, null where there is none (the line breaks there). */
+export interface LineSeries {
+  name: string;
+  values: readonly (number | null)[];
+}
+
+export interface LineLayout {
+  width: number;
+  height: number;
+  /** An SVG path per series, in the order given; empty where a series has no value at all. */
+  paths: { name: string; d: string }[];
+  /** The value the top edge stands for: a round number at or above every value (1 when all are zero or none). */
+  top: number;
+}
+
+/** A round number at or above `value`: 1, 2 or 5 times a power of ten. */
+export function roundUp(value: number): number {
+  if (!(value > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return ([1, 2, 5, 10].find((step) => step * power >= value) ?? 10) * power;
+}
+
+/** Lines over evenly spaced points (the readings are taken at a fixed interval), zero at the bottom edge. */
+export function lineLayout(
+  series: readonly LineSeries[],
+  options: { width?: number; height?: number } = {},
+): LineLayout {
+  const width = options.width ?? 360;
+  const height = options.height ?? 120;
+  const points = Math.max(0, ...series.map((line) => line.values.length));
+  const top = roundUp(Math.max(0, ...series.flatMap((line) => line.values.filter((v) => v !== null))));
+  const x = (index: number) => (points <= 1 ? width / 2 : (index / (points - 1)) * width);
+  const y = (value: number) => height - (Math.max(0, value) / top) * height;
+  const paths = series.map((line) => {
+    let d = "";
+    let drawing = false;
+    line.values.forEach((value, index) => {
+      if (value === null || !Number.isFinite(value)) {
+        drawing = false;
+        return;
+      }
+      // A segment opens with a zero-length step, which the round line cap draws as a dot when no point follows.
+      d += drawing
+        ? `L${x(index).toFixed(1)} ${y(value).toFixed(1)} `
+        : `M${x(index).toFixed(1)} ${y(value).toFixed(1)} h0 `;
+      drawing = true;
+    });
+    return { name: line.name, d: d.trim() };
+  });
+  return { width, height, paths, top };
+}

@@ -190,3 +190,24 @@ export interface Diagnostics {
   appliance: { name: string; status: ApplianceStatus };
   dreamSchedules: DreamSchedule[];
 }
+
+/** app/src/diagnostics/readings.ts's Reading: one point of the plots. */
+export interface MetricsReading {
+  at: string;
+  retrievalP50Ms: number | null;
+  retrievalP95Ms: number | null;
+  retrievals: number;
+  degradedRate: number | null;
+  captureBacklog: number | null;
+}
+
+/** app/src/diagnostics/view.ts's MetricsView. */
+export interface DiagnosticsMetrics {
+  source: "prometheus" | "metrics";
+  windowSeconds: number;
+  series: MetricsReading[];
+  escalations: { label: string; count: number }[];
+  degradedByCause: { label: string; count: number }[];
+  captureBacklog: number | null;
+  problems: string[];
+}

@@ -9,6 +9,7 @@ import { ErrorText, PageHeading, StatusLine, Time } from "../components/basics.j
 import { between, bytes, duration, humanize } from "../format.js";
 import { useLoad } from "../hooks.js";
 import type { ApplianceStatus, Condition, DreamSchedule, ModelStatus } from "../types.js";
+import { MetricsSection } from "./DiagnosticsMetrics.js";
 
 /** The status fields this page renders itself; any other is listed raw. */
 const rendered = new Set([
@@ -43,6 +44,7 @@ export function Diagnostics() {
           <Models models={status.models ?? []} />
           <Components status={status} />
           <DreamSchedules schedules={loaded.data.dreamSchedules} />
+          <MetricsSection />
         </>
       )}
     </>

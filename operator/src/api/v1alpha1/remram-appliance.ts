@@ -349,6 +349,14 @@ const appSpec = z
         "Deploy remram-app beside Cortex: household members sign in with their own token to see, correct and forget what the assistant remembers and to review proposals. false: none of the app's objects exist.",
       ),
     image: imageRef.optional().describe("remram-app image."),
+    prometheusUrl: z
+      .string()
+      .max(2048)
+      .regex(/^https?:\/\/[^\s]+$/, "an http(s) URL")
+      .optional()
+      .describe(
+        "A Prometheus that scrapes this appliance (e.g. http://prometheus-operated.monitoring.svc:9090): the diagnostics page then plots a day of its data. Unset, or when it does not answer: the app plots what it scraped from the components' /metrics itself since it started.",
+      ),
   })
   .strict();
 

@@ -48,7 +48,7 @@ function objectsOf(spec: unknown = {}, overrides: Partial<ApplianceContext> = {}
 }
 
 describe("remram-app's objects", () => {
-  it("are a ServiceAccount, Role, RoleBinding, Deployment and Service named <appliance>-app, labelled and owned like every child", () => {
+  it("are a ServiceAccount, Role, RoleBinding, Deployment and Service named <appliance>-app, and the gateway's metrics Service, labelled and owned like every child", () => {
     const { objects } = objectsOf();
     expect(objects.map((object) => [object.kind, object.metadata.name])).toEqual([
       ["ServiceAccount", "box-app"],
@@ -56,6 +56,7 @@ describe("remram-app's objects", () => {
       ["RoleBinding", "box-app"],
       ["Deployment", "box-app"],
       ["Service", "box-app"],
+      ["Service", "box-gateway-metrics"],
     ]);
     for (const object of objects) {
       expect(object.metadata.namespace).toBe("home");
@@ -124,6 +125,7 @@ describe("remram-app's objects", () => {
       REMRAM_APP_PORT: "8080",
       REMRAM_APP_CORTEX_URL: "http://box-cortex.home.svc:8080",
       REMRAM_APP_CORTEX_TOKEN_FILE: "/var/run/secrets/remram/cortex/token",
+      REMRAM_APP_GATEWAY_METRICS_URL: "http://box-gateway-metrics.home.svc:9464/metrics",
       REMRAM_APP_AGENT_ID: "main",
       TMPDIR: "/tmp",
     });
@@ -186,6 +188,47 @@ describe("remram-app's objects", () => {
       ports: [{ name: "http", port: 8080, targetPort: "http" }],
     });
   });
+
+  it("read the hooks plugin's metrics through a ClusterIP Service of their own, which only the app may reach", () => {
+    const { objects } = objectsOf();
+    const metrics = objects.find((object) => object.metadata.name === "box-gateway-metrics") as
+      | (KubeObject & { spec: unknown })
+      | undefined;
+    expect(metrics?.spec).toEqual({
+      selector: { "app.kubernetes.io/name": "gateway", "app.kubernetes.io/instance": "box" },
+      ports: [{ name: "metrics", port: 9464, targetPort: "metrics" }],
+    });
+    const policy = buildApplianceChildren(context({})).find(
+      (object) => object.metadata.name === "box-allow-app-gateway-metrics",
+    ) as (KubeObject & { spec: unknown }) | undefined;
+    expect(policy?.spec).toEqual({
+      podSelector: {
+        matchLabels: { "app.kubernetes.io/name": "gateway", "app.kubernetes.io/instance": "box" },
+      },
+      policyTypes: ["Ingress"],
+      ingress: [
+        {
+          from: [
+            {
+              podSelector: {
+                matchLabels: { "app.kubernetes.io/name": "remram-app", "app.kubernetes.io/instance": "box" },
+              },
+            },
+          ],
+          ports: [{ port: 9464 }],
+        },
+      ],
+    });
+  });
+
+  it("name the spec's Prometheus to the app, when it names one", () => {
+    const env = (spec: unknown) => objectsOf(spec).deployment.spec.template.spec.containers[0]?.env ?? [];
+    expect(env({ app: { prometheusUrl: "http://prometheus.monitoring.svc:9090" } })).toContainEqual({
+      name: "REMRAM_APP_PROMETHEUS_URL",
+      value: "http://prometheus.monitoring.svc:9090",
+    });
+    expect(env({}).map((entry) => entry.name)).not.toContain("REMRAM_APP_PROMETHEUS_URL");
+  });
 });
 
 describe("spec.app.enabled", () => {
@@ -207,6 +250,7 @@ describe("spec.app.enabled", () => {
         "rbac.authorization.k8s.io/v1 RoleBinding/box-app",
         "apps/v1 Deployment/box-app",
         "v1 Service/box-app",
+        "v1 Service/box-gateway-metrics",
         ...appPolicyComponents.map((component) => `networking.k8s.io/v1 NetworkPolicy/box-${component}`),
       ].sort(),
     );

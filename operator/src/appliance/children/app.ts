@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
 import { group } from "../../api/v1alpha1/common.js";
 import type { KubeObject } from "../../runtime/kube-client.js";
-import { gatewayAgents } from "../openclaw-config.js";
+import { gatewayAgents, hooksMetricsPort } from "../openclaw-config.js";
 import { cortexCredentialSecret } from "./cortex.js";
 import {
   type ApplianceContext,
@@ -37,7 +37,8 @@ export const appCredentialHashAnnotation = "remram.io/cortex-credential-hash";
  */
 export const appResources = { requests: { cpu: "20m", memory: "128Mi" }, limits: { memory: "256Mi" } };
 
-/** `<appliance>-app`: the ServiceAccount, Role, RoleBinding, Deployment and Service all carry this name. */
+/** `<appliance>-app`: the ServiceAccount, Role, RoleBinding, Deployment and Service all carry this name (and
+ * `<appliance>-gateway-metrics` is the app's window on the hooks plugin's metrics). */
 export function appName(appliance: string): string {
   return childName(appliance, "app");
 }
@@ -112,6 +113,13 @@ export function buildRemramApp(ctx: ApplianceContext): KubeObject[] {
                 { name: "REMRAM_APP_PORT", value: String(appPort) },
                 { name: "REMRAM_APP_CORTEX_URL", value: serviceUrl(ctx, "cortex") },
                 { name: "REMRAM_APP_CORTEX_TOKEN_FILE", value: appCortexTokenFile },
+                {
+                  name: "REMRAM_APP_GATEWAY_METRICS_URL",
+                  value: `http://${gatewayMetricsServiceName(ctx.name)}.${ctx.namespace}.svc:${hooksMetricsPort}/metrics`,
+                },
+                ...(ctx.spec.app.prometheusUrl === undefined
+                  ? []
+                  : [{ name: "REMRAM_APP_PROMETHEUS_URL", value: ctx.spec.app.prometheusUrl }]),
                 // The first agent owns the channels: its archived conversations are the household's.
                 { name: "REMRAM_APP_AGENT_ID", value: gatewayAgents(ctx.spec.gateway)[0]?.id ?? "main" },
                 { name: "TMPDIR", value: "/tmp" },
@@ -154,11 +162,35 @@ export function buildRemramApp(ctx: ApplianceContext): KubeObject[] {
       ports: [{ name: "http", port: appPort, targetPort: "http" }],
     },
   };
-  return [serviceAccount, role, roleBinding, deployment, service] as unknown as KubeObject[];
+  return [
+    serviceAccount,
+    role,
+    roleBinding,
+    deployment,
+    service,
+    gatewayMetricsService(ctx),
+  ] as unknown as KubeObject[];
+}
+
+/** `<appliance>-gateway-metrics`: the hooks plugin's /metrics for the app alone (the gateway's Service may face the LAN). */
+export function gatewayMetricsServiceName(appliance: string): string {
+  return childName(appliance, "gateway-metrics");
+}
+
+function gatewayMetricsService(ctx: ApplianceContext) {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: childMeta(ctx, appComponent, gatewayMetricsServiceName(ctx.name)),
+    spec: {
+      selector: selectorLabels(ctx.name, "gateway"),
+      ports: [{ name: "metrics", port: hooksMetricsPort, targetPort: "metrics" }],
+    },
+  };
 }
 
 /** The app's NetworkPolicies' components (network-policies.ts names them `<appliance>-<component>`). */
-export const appPolicyComponents = ["allow-app"] as const;
+export const appPolicyComponents = ["allow-app", "allow-app-gateway-metrics"] as const;
 
 /**
  * What `spec.app.enabled: false` leaves to delete: every object buildRemramApp and the app's NetworkPolicies would
@@ -172,6 +204,7 @@ export function unwantedApp(
   return [
     { apiVersion: "apps/v1", kind: "Deployment", name },
     { apiVersion: "v1", kind: "Service", name },
+    { apiVersion: "v1", kind: "Service", name: gatewayMetricsServiceName(ctx.name) },
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", name },
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", name },
     { apiVersion: "v1", kind: "ServiceAccount", name },

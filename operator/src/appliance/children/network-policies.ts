@@ -30,6 +30,12 @@ export function buildNetworkPolicies(ctx: ApplianceContext): KubeObject[] {
       policyTypes: ["Ingress"],
       ingress: [{ ports: [{ port: appPort }] }],
     }),
+    // The diagnostics page's capture backlog and escalations come from the hooks plugin's /metrics.
+    policy("allow-app-gateway-metrics", {
+      podSelector: { matchLabels: selectorLabels(ctx.name, "gateway") },
+      policyTypes: ["Ingress"],
+      ingress: [{ from: [{ podSelector: appSelector }], ports: [{ port: hooksMetricsPort }] }],
+    }),
   ];
   const allow = (target: keyof typeof ports, sources: Record<string, unknown>[]) =>
     policy(`allow-${target}`, {
