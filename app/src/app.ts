@@ -103,9 +103,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     return reply.code(500).send(errorBody(500, "the app failed; its log says why"));
   });
   await app.register(cookie);
-  await app.register(webPages, { dir: options.webDir });
+  const { basePath } = config;
+  // Everything under the base path ("/remram/" in the appliance); "" at the root, as Fastify's prefixes take it.
+  const prefix = basePath.replace(/\/$/, "");
+  await app.register(webPages, { dir: options.webDir, basePath });
   app.get("/healthz", async () => ({ status: "ok" }));
-  await app.register(sessionRoutes);
-  await signedIn(app, context.identities, [meRoutes, knowledgeRoutes, proposalRoutes, diagnosticsRoutes]);
+  await app.register(sessionRoutes, { prefix });
+  await signedIn(
+    app,
+    context.identities,
+    [meRoutes, knowledgeRoutes, proposalRoutes, diagnosticsRoutes],
+    prefix,
+  );
   return app;
 }

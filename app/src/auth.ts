@@ -53,27 +53,31 @@ export async function signedIn(
   app: FastifyInstance,
   identities: Identities,
   plugins: readonly FastifyPluginAsync[],
+  prefix = "",
 ): Promise<void> {
-  await app.register(async (scope) => {
-    scope.decorateRequest("person", undefined as unknown as Person);
-    scope.addHook("onRequest", async (request, reply) => {
-      const refusal = crossSiteRefusal(request.method, request.headers);
-      if (refusal !== undefined) {
-        await reply.code(403).send(errorBody(403, refusal));
-        return;
-      }
-      const token = credentialOf(request);
-      if (token === undefined) {
-        await reply.code(401).send(errorBody(401, "sign in first: no credential was presented"));
-        return;
-      }
-      const outcome = await identities.identify(token);
-      if ("status" in outcome) {
-        await reply.code(outcome.status).send(errorBody(outcome.status, outcome.message));
-        return;
-      }
-      request.person = outcome.person;
-    });
-    for (const plugin of plugins) await scope.register(plugin);
-  });
+  await app.register(
+    async (scope) => {
+      scope.decorateRequest("person", undefined as unknown as Person);
+      scope.addHook("onRequest", async (request, reply) => {
+        const refusal = crossSiteRefusal(request.method, request.headers);
+        if (refusal !== undefined) {
+          await reply.code(403).send(errorBody(403, refusal));
+          return;
+        }
+        const token = credentialOf(request);
+        if (token === undefined) {
+          await reply.code(401).send(errorBody(401, "sign in first: no credential was presented"));
+          return;
+        }
+        const outcome = await identities.identify(token);
+        if ("status" in outcome) {
+          await reply.code(outcome.status).send(errorBody(outcome.status, outcome.message));
+          return;
+        }
+        request.person = outcome.person;
+      });
+      for (const plugin of plugins) await scope.register(plugin);
+    },
+    { prefix },
+  );
 }

@@ -8,6 +8,15 @@ import { z } from "zod";
 export const appConfig = z
   .object({
     host: z.string().min(1).default("0.0.0.0"),
+    /**
+     * Where the pages and the API live: "/" or a path like "/remram/" (the appliance's front door routes that prefix
+     * of the gateway's host to the app). /healthz stays at the root for the kubelet.
+     */
+    basePath: z
+      .string()
+      .max(200)
+      .regex(/^\/([a-z0-9][a-z0-9._-]*\/)*$/, 'a path that starts and ends with "/", such as /remram/')
+      .default("/"),
     port: z.coerce.number().int().min(0).max(65_535).default(8080),
     /** The appliance this app belongs to: its namespace and RemramAppliance name. */
     namespace: z.string().min(1),
@@ -41,6 +50,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): AppConfig {
   if (tokenFile === undefined) throw new Error("REMRAM_APP_CORTEX_TOKEN_FILE is not set");
   return appConfig.parse({
     host: env.REMRAM_APP_HOST,
+    basePath: env.REMRAM_APP_BASE_PATH,
     port: env.REMRAM_APP_PORT,
     namespace: env.REMRAM_APP_NAMESPACE,
     appliance: env.REMRAM_APP_APPLIANCE,

@@ -1,11 +1,13 @@
 /**
- * The browser pages at /: the files `npm run build:web -w app` writes into app/dist/web (index.html, app.js,
+ * The browser pages at the base path (/ or /remram/): the files `npm run build:web -w app` writes into app/dist/web (index.html, app.js,
  * app.css, their maps and gzip copies), and the security headers on every response of the app, the API's too.
  *
  * Only plain file names directly in that directory are served (no folder, no dot file, no `..`), with a known
  * type; nothing outside it can be named. Each answer is `Cache-Control: no-cache` with an ETag: a browser asks again
  * every time and gets a 304 while the file is unchanged, so a new build shows at once without hashed names. The gzip
- * copy goes to a browser that accepts gzip. Without the directory, / answers 503 saying how to build the pages.
+ * copy goes to a browser that accepts gzip. Without the directory, the base path answers 503 saying how to build the
+ * pages. Under a base path, the root and the base path without its slash redirect to it: the pages name their files
+ * and the API relative to it.
  */
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
@@ -45,6 +47,8 @@ const plainName = /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+$/;
 export interface WebPagesOptions {
   /** The built pages; defaultWebDir when not given. */
   dir?: string | undefined;
+  /** Where the pages are served: "/" or a path that starts and ends with "/". */
+  basePath?: string;
 }
 
 async function fileAt(path: string) {
@@ -66,6 +70,7 @@ async function isDirectory(path: string): Promise<boolean> {
 
 const webPagesPlugin: FastifyPluginAsync<WebPagesOptions> = async (app, options) => {
   const root = resolve(options.dir ?? defaultWebDir);
+  const basePath = options.basePath ?? "/";
 
   app.addHook("onSend", async (_request, reply, payload) => {
     for (const [name, value] of Object.entries(securityHeaders))
@@ -74,7 +79,9 @@ const webPagesPlugin: FastifyPluginAsync<WebPagesOptions> = async (app, options)
   });
 
   const notFound = (reply: FastifyReply, name: string) =>
-    reply.code(404).send(errorBody(404, `no page file ${JSON.stringify(name)} here; the pages start at /`));
+    reply
+      .code(404)
+      .send(errorBody(404, `no page file ${JSON.stringify(name)} here; the pages start at ${basePath}`));
 
   async function serve(request: FastifyRequest, reply: FastifyReply, name: string) {
     if (!(await isDirectory(root)))
@@ -105,10 +112,15 @@ const webPagesPlugin: FastifyPluginAsync<WebPagesOptions> = async (app, options)
     return reply.send(await readFile(gzipInfo === undefined ? path : gzipPath));
   }
 
-  app.get("/", (request, reply) => serve(request, reply, "index.html"));
-  app.get<{ Params: { file: string } }>("/:file", (request, reply) =>
+  app.get(basePath, (request, reply) => serve(request, reply, "index.html"));
+  app.get<{ Params: { file: string } }>(`${basePath}:file`, (request, reply) =>
     serve(request, reply, request.params.file),
   );
+  if (basePath !== "/") {
+    const toPages = (_request: FastifyRequest, reply: FastifyReply) => reply.redirect(basePath, 302);
+    app.get("/", toPages);
+    app.get(basePath.replace(/\/$/, ""), toPages);
+  }
 };
 
 /** Registered without encapsulation (as fastify-plugin would), so the headers hook covers every route. */

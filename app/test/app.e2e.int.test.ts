@@ -150,6 +150,8 @@ beforeAll(async () => {
   expect(ingested.status, await ingested.text()).toBe(200);
   app = await buildApp({
     config: appConfig.parse({
+      // As the appliance serves it: under /remram/, the prefix its front door routes to the app.
+      basePath: "/remram/",
       namespace,
       appliance: "box",
       cortexUrl: env.cortexUrl,
@@ -163,7 +165,7 @@ beforeAll(async () => {
     kubeConfig: await appIdentity(admin, kubeConfig, namespace, "box"),
     logger: false,
   });
-  appUrl = await app.listen({ host: "127.0.0.1", port: 0 });
+  appUrl = `${await app.listen({ host: "127.0.0.1", port: 0 })}/remram/`;
   browser = await chromium.launch({
     executablePath: process.env.REMRAM_CHROMIUM ?? "/usr/bin/chromium",
     // Root on the test machine: Chromium's sandbox needs an unprivileged user.
@@ -334,7 +336,7 @@ describe("remram-app in a browser", () => {
     await page.getByRole("button", { name: "Yes, forget everything" }).click();
     await eventually(() => page.getByText("Bob grows tomatoes").count(), 30_000).toBe(0);
     const mine = await page.evaluate(async () => {
-      const response = await fetch("/api/knowledge?scope=user&status=active,demoted,invalidated");
+      const response = await fetch("api/knowledge?scope=user&status=active,demoted,invalidated");
       return (await response.json()) as { total: number };
     });
     expect(mine.total).toBe(0);

@@ -33,7 +33,9 @@ const appObjects = [
   `${rbac}/namespaces/${namespace}/rolebindings/box-app`,
   `/apis/apps/v1/namespaces/${namespace}/deployments/box-app`,
   `/api/v1/namespaces/${namespace}/services/box-app`,
+  `/api/v1/namespaces/${namespace}/services/box-gateway-metrics`,
   `/apis/networking.k8s.io/v1/namespaces/${namespace}/networkpolicies/box-allow-app`,
+  `/apis/networking.k8s.io/v1/namespaces/${namespace}/networkpolicies/box-allow-app-gateway-metrics`,
 ];
 const cortexPolicyPath = `/apis/networking.k8s.io/v1/namespaces/${namespace}/networkpolicies/box-allow-cortex`;
 

@@ -26,6 +26,7 @@ const expectedChildren = {
     "box-app",
     "box-cortex",
     "box-gateway",
+    "box-gateway-metrics",
     "box-ollama",
     "box-opensearch",
     "box-opensearch-headless",

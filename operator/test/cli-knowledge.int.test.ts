@@ -121,6 +121,8 @@ beforeAll(async () => {
   const cortexPort = (cortex.app.server.address() as AddressInfo).port;
   app = await buildRemramApp({
     config: appConfig.parse({
+      // As the appliance serves it: under /remram/, the prefix its front door routes to the app.
+      basePath: "/remram/",
       namespace,
       appliance: "box",
       cortexUrl: `http://127.0.0.1:${cortexPort}`,
@@ -133,7 +135,7 @@ beforeAll(async () => {
     logger: false,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
-  appUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  appUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/remram/`;
 
   await addMember("alice");
   await addMember("bob", "--admin");
@@ -318,10 +320,24 @@ describe("kubectl remram knowledge", () => {
     const forwarded = await runCli(["knowledge", "list", "--kubeconfig", kubeconfigOf("alice")]);
     expect(forwarded.code).toBe(1);
     expect(forwarded.stderr).toContain(`box-member-alice may not list pods in namespace ${namespace}`);
-    expect(forwarded.stderr).toContain("--app-url https://HOST");
+    expect(forwarded.stderr).toContain("--app-url https://HOST/remram/");
     const token = new KubeConfig();
     token.loadFromFile(kubeconfigOf("alice"));
     expect(forwarded.stderr).not.toContain(token.getCurrentUser()?.token as string);
+  });
+
+  it("finds the app at the front door the appliance publishes, for a member who may neither list appliances nor port-forward", async () => {
+    const status = `/apis/remram.io/v1alpha1/namespaces/${namespace}/remramappliances/box/status`;
+    // What the operator publishes for an Ingress; here the app's address on this machine stands in for the host.
+    await admin.mergePatch(status, { status: { gateway: { url: "https://box.test/", appUrl } } });
+    try {
+      const table = await runCli(["knowledge", "list", "--kubeconfig", kubeconfigOf("alice")]);
+      expect(table.code, table.stderr).toBe(0);
+      expect(table.stdout).toContain(idOf("a-tea"));
+      expect(table.stdout).not.toContain(idOf("b-jazz"));
+    } finally {
+      await admin.mergePatch(status, { status: { gateway: null } });
+    }
   });
 
   it("forgets everything about alice, confirmed with her own id, and leaves her nothing", async () => {

@@ -28,15 +28,19 @@ export function describeApp(): void {
       const url = `http://${ip}:8080`;
       const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(10_000) });
       expect(health.status).toBe(200);
-      const page = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+      // The root sends a browser to the app's base path, where its Ingress route on the gateway's host points too.
+      const root = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(10_000) });
+      expect(root.status).toBe(302);
+      expect(root.headers.get("location")).toBe("/remram/");
+      const page = await fetch(`${url}/remram/`, { signal: AbortSignal.timeout(10_000) });
       expect(page.status).toBe(200);
       expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
       expect(await page.text()).toContain("app.js");
 
-      const anonymous = await fetch(`${url}/api/me`, { signal: AbortSignal.timeout(10_000) });
+      const anonymous = await fetch(`${url}/remram/api/me`, { signal: AbortSignal.timeout(10_000) });
       expect(anonymous.status).toBe(401);
       const token = (await kubectl(["-n", namespace, "create", "token", "default", "--duration=10m"])).trim();
-      const stranger = await fetch(`${url}/api/me`, {
+      const stranger = await fetch(`${url}/remram/api/me`, {
         headers: { authorization: `Bearer ${token}` },
         signal: AbortSignal.timeout(10_000),
       });
@@ -55,6 +59,25 @@ export function describeApp(): void {
         "jsonpath={.items[0].spec.securityContext.runAsNonRoot}",
       ]);
       expect(user).toBe("true");
+
+      // The diagnostics page's source without Prometheus: the hooks plugin's /metrics, from the app's pod through
+      // the Service the operator made for it (its NetworkPolicy admits the app's pods on that port).
+      const metrics = await kubectl(
+        [
+          "-n",
+          namespace,
+          "exec",
+          "deployment/moltbox-app",
+          "--",
+          "node",
+          "-e",
+          "fetch(process.env.REMRAM_APP_GATEWAY_METRICS_URL).then(async (r) => console.log(r.status, await r.text()))",
+        ],
+        undefined,
+        60_000,
+      );
+      expect(metrics).toMatch(/^200 /);
+      expect(metrics).toContain("remram_hooks_queue_depth");
     }, 240_000);
   });
 }

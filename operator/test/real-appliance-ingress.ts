@@ -54,7 +54,7 @@ const patchExpose = (expose: unknown) => patchApplianceSpec({ gateway: { expose 
 interface ApplianceView {
   status?: {
     conditions?: { type: string; status: string; reason: string; message: string }[];
-    gateway?: { url?: string; caCertificate?: string; certificateNotAfter?: string };
+    gateway?: { url?: string; appUrl?: string; caCertificate?: string; certificateNotAfter?: string };
   };
 }
 
@@ -109,6 +109,7 @@ export function describeIngress(): void {
             { what: "GatewayExposed=True/IngressReady", timeoutMs: 60_000, intervalMs: 1_000 },
           );
           expect(published?.gateway?.url).toBe(`https://${host}/`);
+          expect(published?.gateway?.appUrl).toBe(`https://${host}/remram/`);
           // The operator's CA, in the status: its certificate only, never a key.
           expect(published?.gateway?.caCertificate).toMatch(/^-----BEGIN CERTIFICATE-----/);
           expect(JSON.stringify(published)).not.toMatch(/PRIVATE KEY/);
@@ -175,6 +176,19 @@ export function describeIngress(): void {
             "{}",
           );
           expect(anonymous.status).toBe(401);
+
+          // remram-app through the same front door: its pages and API under /remram/, the rest still the gateway's.
+          const appPage = await viaIngress("GET", "/remram/", trusted);
+          expect(appPage.status, appPage.body).toBe(200);
+          expect(appPage.body).toContain('src="app.js"');
+          const appScript = await viaIngress("GET", "/remram/app.js", trusted);
+          expect(appScript.status).toBe(200);
+          const appSignIn = await viaIngress("GET", "/remram/api/me", trusted);
+          expect(appSignIn.status).toBe(401);
+          expect(JSON.parse(appSignIn.body)).toMatchObject({
+            message: "sign in first: no credential was presented",
+          });
+          expect((await viaIngress("GET", "/healthz", trusted)).status).toBe(200);
         } finally {
           // Back to the Service alone: the operator deletes the Ingress it made (and keeps the CA's Secret).
           await patchExpose({ type: "ClusterIP", ingress: null });

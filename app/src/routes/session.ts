@@ -32,14 +32,14 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
           httpOnly: true,
           sameSite: "strict",
           secure: app.remram.config.secureCookies,
-          path: "/",
+          path: app.remram.config.basePath,
           maxAge: sessionSeconds,
         })
         .send(me(outcome.person));
     },
   );
   app.delete("/api/session", async (_request, reply) =>
-    reply.clearCookie(sessionCookie, { path: "/" }).code(204).send(),
+    reply.clearCookie(sessionCookie, { path: app.remram.config.basePath }).code(204).send(),
   );
 };
 

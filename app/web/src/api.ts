@@ -45,7 +45,9 @@ export function errorMessage(status: number, body: unknown, statusText = ""): st
 async function call<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(path, {
+    // Relative to the page ("api/me"), so the pages work under any base path: the appliance serves them at /remram/,
+    // beside the gateway on one host.
+    response = await fetch(path.replace(/^\//, ""), {
       method,
       credentials: "same-origin",
       headers:

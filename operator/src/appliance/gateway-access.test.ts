@@ -83,6 +83,7 @@ describe("GatewayExposed and status.gateway", () => {
     expect(condition.message).toContain(`https://${servingHost}/ through ingress class traefik`);
     expect(status).toEqual({
       url: `https://${servingHost}/`,
+      appUrl: `https://${servingHost}/remram/`,
       caCertificate: testCaPem,
       certificateNotAfter: new Date(servingNotAfter).toISOString().replace(/\.\d{3}Z$/, "Z"),
     });
@@ -135,7 +136,10 @@ describe("GatewayExposed and status.gateway", () => {
     });
     expect(missing.condition).toMatchObject({ status: "False", reason: "IngressProxyUnknown" });
     expect(missing.condition.message).toContain("no endpoints of Service kube-system/traefik");
-    expect(missing.status).toEqual({ url: `https://${servingHost}/` });
+    expect(missing.status).toEqual({
+      url: `https://${servingHost}/`,
+      appUrl: `https://${servingHost}/remram/`,
+    });
     const notTold = exposure(ingress({ enabled: false }), { ingressProxies: null }).condition;
     expect(notTold).toMatchObject({ status: "False", reason: "IngressProxyUnknown" });
     expect(notTold.message).toContain("ingressController is empty");
@@ -151,7 +155,21 @@ describe("GatewayExposed and status.gateway", () => {
     const { condition, status } = exposure(ingress({ enabled: false }));
     expect(condition).toMatchObject({ status: "True", reason: "IngressReady" });
     expect(condition.message).toContain("in clear");
-    expect(status).toEqual({ url: `http://${servingHost}/` });
+    expect(status).toEqual({ url: `http://${servingHost}/`, appUrl: `http://${servingHost}/remram/` });
+  });
+
+  it("names remram-app's address on the same host only while the app is on", () => {
+    const spec = remramApplianceSpec.parse({ gateway: { expose: ingress() }, app: { enabled: false } });
+    const off = gatewayExposure({
+      name: "box",
+      spec,
+      tls: gatewayTls({ name: "box", spec }, true),
+      secret: issued,
+      ingressProxies: traefikFound,
+      now: servingNotBefore + day,
+    });
+    expect(off.status?.url).toBe(`https://${servingHost}/`);
+    expect(off.status).not.toHaveProperty("appUrl");
   });
 });
 

@@ -11,6 +11,7 @@ import { ApplianceReason, type RemramApplianceSpec } from "../api/v1alpha1/remra
 import type { Cache } from "../runtime/cache.js";
 import type { ConditionInput } from "../runtime/conditions.js";
 import { type KubeClient, type KubeObject, resourcePath } from "../runtime/kube-client.js";
+import { appBasePath } from "./children/app.js";
 import {
   certManagerCertificateCrd,
   type GatewayTls,
@@ -156,8 +157,20 @@ function parseCertificate(pem: string | undefined, host: string): Parsed {
   }
 }
 
-/** GatewayExposed and status.gateway from what was observed. */
+/**
+ * GatewayExposed and status.gateway from what was observed; with remram-app on, status.gateway.appUrl too: the app
+ * is served on the gateway's host under appBasePath (gatewayIngress routes it there).
+ */
 export function gatewayExposure(input: ExposureInput): { condition: ConditionInput; status?: GatewayStatus } {
+  const exposure = gatewayExposureOf(input);
+  if (exposure.status?.url === undefined || !input.spec.app.enabled) return exposure;
+  return {
+    ...exposure,
+    status: { ...exposure.status, appUrl: new URL(appBasePath, exposure.status.url).href },
+  };
+}
+
+function gatewayExposureOf(input: ExposureInput): { condition: ConditionInput; status?: GatewayStatus } {
   const type = "GatewayExposed";
   const expose = input.spec.gateway.expose;
   const service = childName(input.name, "gateway");

@@ -72,7 +72,7 @@ export function grantHint(command: Pick<Command, "verb">, namespace: string, use
   kubectl create rolebinding remram-household-binder-${slug} --clusterrole=remram-household-binder ${subject}`;
     }
     case "knowledge":
-      return `Without --app-url, kubectl remram knowledge forwards a port to the remram-app pod: list on pods and create on pods/portforward in ${namespace}, which a household member's own credential does not have. Give the app's address instead: --app-url https://HOST (the appliance's front door), or --app-url http://127.0.0.1:8080 beside a kubectl port-forward to the app run by someone who may.`;
+      return `Without --app-url, kubectl remram knowledge uses the front door the appliance publishes (status.gateway.appUrl, when spec.gateway.expose is an Ingress), else forwards a port to the remram-app pod: list on pods and create on pods/portforward in ${namespace}, which a household member's own credential does not have. Give the app's address instead: --app-url https://HOST/remram/, or --app-url http://127.0.0.1:8080/remram/ beside a kubectl port-forward to the app run by someone who may.`;
     default:
       return `Ask a cluster admin for the permission named above.`;
   }

@@ -1,12 +1,13 @@
 /**
  * `kubectl remram knowledge`: the I/O. It asks remram-app's JSON API with the bearer token of the kubeconfig's
  * current user (a member's ServiceAccount token, as `user add -o kubeconfig` writes it), so the app and Cortex see
- * the person, exactly as in the browser. The app is reached at --app-url, or through a port-forward to the
- * appliance's ready remram-app pod (port-forward.ts). The token goes in the Authorization header and nowhere else:
+ * the person, exactly as in the browser. The app is reached at --app-url, else at the front door the appliance
+ * publishes (app-address.ts), else through a port-forward to the appliance's ready remram-app pod (port-forward.ts). The token goes in the Authorization header and nowhere else:
  * no message, notice or log line carries it.
  */
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { rootCertificates } from "node:tls";
 import {
   erasureResponse,
   lifecycleStatuses,
@@ -15,6 +16,8 @@ import {
   personKnowledgeForgetResponse,
   personKnowledgeResponse,
 } from "@remram/contract";
+import { appBasePath } from "../appliance/children/app.js";
+import { applianceFor, frontDoor } from "./app-address.js";
 import type { Cluster } from "./cluster.js";
 import { CliError } from "./errors.js";
 import {
@@ -59,6 +62,8 @@ function callUrl(
   path: string,
   body: unknown,
   timeoutMs: number,
+  /** A CA to trust besides the system's: the appliance's own, for its front door. */
+  ca?: string,
 ): Promise<HttpAnswer> {
   const url = appRequestUrl(appUrl, path);
   const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -76,6 +81,7 @@ function callUrl(
             : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }),
         },
         timeout: timeoutMs,
+        ...(ca === undefined ? {} : { ca: [...rootCertificates, ca] }),
       },
       (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
@@ -137,13 +143,22 @@ async function reachApp(command: KnowledgeCommand, cluster: Cluster, token: stri
       call: (method, path, body, timeoutMs) => callUrl(appUrl, token, method, path, body, timeoutMs),
     };
   }
-  const pod = await appPod(cluster, appliance);
+  const named = await applianceFor(cluster, appliance);
+  const door = named === undefined ? undefined : await frontDoor(cluster, named);
+  if (door !== undefined)
+    return {
+      where: door.url,
+      call: (method, path, body, timeoutMs) =>
+        callUrl(door.url, token, method, path, body, timeoutMs, door.ca),
+    };
+  const pod = await appPod(cluster, named);
   return {
     where: `remram-app (pod ${pod})`,
     call: (method, path, body, timeoutMs) =>
       requestThroughPod(command, cluster, pod, appPort, {
         method,
-        path,
+        // The app serves under its base path in the pod too.
+        path: `${appBasePath.replace(/\/$/, "")}${path}`,
         headers: { authorization: `Bearer ${token}`, accept: "application/json" },
         ...(body === undefined ? {} : { body }),
         timeoutMs,

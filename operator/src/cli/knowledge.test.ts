@@ -200,7 +200,7 @@ describe("kubectl remram knowledge arguments", () => {
   });
 
   it("say how to reach the app without the pod rights, and document every action", () => {
-    expect(grantHint({ verb: "knowledge" }, "home")).toContain("--app-url https://HOST");
+    expect(grantHint({ verb: "knowledge" }, "home")).toContain("--app-url https://HOST/remram/");
     const help = helpFor("knowledge");
     for (const action of ["list", "search", "show ID", "correct ID", "forget ID...", "forget --all"])
       expect(help).toContain(`knowledge ${action}`);

@@ -128,6 +128,13 @@ export const gatewayStatus = z
       .max(2048)
       .optional()
       .describe("Where household devices reach the gateway through the Ingress (https://<host>/)."),
+    appUrl: z
+      .string()
+      .max(2048)
+      .optional()
+      .describe(
+        "Where household members reach remram-app through the same Ingress (https://<host>/remram/), while spec.app is enabled; `kubectl remram knowledge` uses it.",
+      ),
     caCertificate: z
       .string()
       .max(16384)

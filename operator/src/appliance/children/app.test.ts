@@ -123,6 +123,7 @@ describe("remram-app's objects", () => {
       REMRAM_APP_NAMESPACE: "home",
       REMRAM_APP_APPLIANCE: "box",
       REMRAM_APP_PORT: "8080",
+      REMRAM_APP_BASE_PATH: "/remram/",
       REMRAM_APP_CORTEX_URL: "http://box-cortex.home.svc:8080",
       REMRAM_APP_CORTEX_TOKEN_FILE: "/var/run/secrets/remram/cortex/token",
       REMRAM_APP_GATEWAY_METRICS_URL: "http://box-gateway-metrics.home.svc:9464/metrics",

@@ -23,6 +23,11 @@ import {
 /** The app's `app.kubernetes.io/name`; Cortex's NetworkPolicy admits pods with it (and the appliance's instance). */
 export const appComponent = "remram-app";
 export const appPort = 8080;
+/**
+ * Where the app serves its pages and API: a prefix of the gateway's host behind the appliance's Ingress, and the same
+ * path through a port-forward, so every address of the app has one shape. The gateway keeps the rest of the host.
+ */
+export const appBasePath = "/remram/";
 /** The app's own Cortex credential (the `app` caller), a file, never an environment variable. */
 export const appCortexTokenFile = "/var/run/secrets/remram/cortex/token";
 /**
@@ -111,6 +116,7 @@ export function buildRemramApp(ctx: ApplianceContext): KubeObject[] {
                 { name: "REMRAM_APP_NAMESPACE", value: ctx.namespace },
                 { name: "REMRAM_APP_APPLIANCE", value: ctx.name },
                 { name: "REMRAM_APP_PORT", value: String(appPort) },
+                { name: "REMRAM_APP_BASE_PATH", value: appBasePath },
                 { name: "REMRAM_APP_CORTEX_URL", value: serviceUrl(ctx, "cortex") },
                 { name: "REMRAM_APP_CORTEX_TOKEN_FILE", value: appCortexTokenFile },
                 {

@@ -63,7 +63,7 @@ describe("the gateway's Service", () => {
 });
 
 describe("the gateway's Ingress", () => {
-  it("routes every path of the host to the gateway's Service, HTTPS only on Traefik, with <name>-gateway-tls", () => {
+  it("routes every path of the host to the gateway's Service but remram-app's, HTTPS only on Traefik, with <name>-gateway-tls", () => {
     const { ingress } = exposureOf(ingressSpec());
     expect(ingress?.metadata).toMatchObject({
       name: "box-gateway",
@@ -80,6 +80,11 @@ describe("the gateway's Ingress", () => {
           http: {
             paths: [
               {
+                path: "/remram/",
+                pathType: "Prefix",
+                backend: { service: { name: "box-app", port: { name: "http" } } },
+              },
+              {
                 path: "/",
                 pathType: "Prefix",
                 backend: { service: { name: "box-gateway", port: { name: "http" } } },
@@ -89,6 +94,12 @@ describe("the gateway's Ingress", () => {
         },
       ],
     });
+  });
+
+  it("leaves the whole host to the gateway when remram-app is off", () => {
+    const { ingress } = exposureOf({ ...ingressSpec(), app: { enabled: false } });
+    const rules = ingress?.spec.rules as { http: { paths: { path: string }[] } }[];
+    expect(rules[0]?.http.paths.map((path) => path.path)).toEqual(["/"]);
   });
 
   it("serves plain HTTP on every entrypoint when TLS is off, and takes another class", () => {

@@ -5,6 +5,7 @@
  */
 import type { GatewayIngressSpec } from "../../api/v1alpha1/gateway-expose.js";
 import type { KubeObject } from "../../runtime/kube-client.js";
+import { appBasePath, appName } from "./app.js";
 import { type ApplianceContext, childMeta, childName, ports, selectorLabels } from "./shared.js";
 
 export const certManagerApiVersion = "cert-manager.io/v1";
@@ -118,7 +119,10 @@ export function certManagerObjects(ctx: ApplianceContext, tls: GatewayTls): Kube
   ];
 }
 
-/** The Ingress for type Ingress: every path of the host to the gateway's Service, HTTPS only when TLS is on. */
+/**
+ * The Ingress for type Ingress: every path of the host to the gateway's Service, HTTPS only when TLS is on; with
+ * remram-app on, its base path to the app's Service (the longer prefix wins, so the gateway keeps everything else).
+ */
 export function gatewayIngress(ctx: ApplianceContext, tls: GatewayTls): KubeObject | undefined {
   const ingress = gatewayIngressSpec(ctx);
   if (ingress === undefined) return undefined;
@@ -136,6 +140,15 @@ export function gatewayIngress(ctx: ApplianceContext, tls: GatewayTls): KubeObje
           host: ingress.host,
           http: {
             paths: [
+              ...(ctx.spec.app.enabled
+                ? [
+                    {
+                      path: appBasePath,
+                      pathType: "Prefix",
+                      backend: { service: { name: appName(ctx.name), port: { name: "http" } } },
+                    },
+                  ]
+                : []),
               {
                 path: "/",
                 pathType: "Prefix",
