@@ -115,6 +115,8 @@ export const restoreReport = z.object({
   counts: z.record(z.string(), z.int().min(0)),
   /** Erasures recorded in the destination after the backup was taken, replayed on what it restored. */
   erasuresReplayed: z.int().min(0),
+  /** Objects forgotten (POST /person/knowledge/forget) after the backup was taken, forgotten again. */
+  forgetsReplayed: z.int().min(0).default(0),
 });
 export type RestoreReport = z.output<typeof restoreReport>;
 

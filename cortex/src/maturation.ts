@@ -11,9 +11,11 @@ import { BackupService } from "./backup/service.js";
 import { checkRoutes } from "./check/routes.js";
 import { consistencyChecker } from "./check/service.js";
 import type { ErasedContent } from "./core/erasure.js";
+import type { ForgottenMark } from "./core/forgotten.js";
 import { dreamRoutes } from "./dream/routes.js";
 import { DreamRunner } from "./dream/service.js";
 import { ensureMaturationIndices, type MaturationIndices } from "./knowledge/records.js";
+import { forgetAgain } from "./person-knowledge/forget.js";
 import { personKnowledgeRoutes } from "./person-knowledge/routes.js";
 import { type GitIdentity, GitPromoter } from "./promote/git-promoter.js";
 import { promoteRoutes } from "./promote/routes.js";
@@ -133,15 +135,24 @@ export function maturationPlugin(options: MaturationOptions): FastifyPluginAsync
             { userId, requestedBy: "restore", reason },
             "admin",
           ),
+        forget: async (ids, forgottenAt, reason) =>
+          forgetAgain(app.cortex, { indices: await indices(), history }, ids, forgottenAt, reason),
       },
       { keep: backupKeep },
     );
+    // A forget's tombstones into the destination; the next backup copies them if this fails, so it only logs.
+    const afterForgotten = (marks: readonly ForgottenMark[]) =>
+      backups
+        .recordForgotten(marks)
+        .catch((error: unknown) =>
+          app.log.warn({ err: error }, "could not record a forget in the backup destination"),
+        );
     await app.register(
       archiveRoutes(archive, indices, history, (userId, erasedAt) => backups.recordErasure(userId, erasedAt)),
     );
     await app.register(backupRoutes(backups));
     // "My memory": a forget rewrites the repository's history like an erasure, through the same function.
-    await app.register(personKnowledgeRoutes(indices, history));
+    await app.register(personKnowledgeRoutes(indices, history, afterForgotten));
     const check = consistencyChecker(app.cortex, indices, {
       archive,
       // Through the promoter: its start-up rolls back an interrupted promotion, and its git config trusts the folder.

@@ -31,7 +31,7 @@ import { type ArchiveLine, archiveFileName, manifestName } from "./manifest.js";
 
 // REMRAM_TESTBED=opensearch,ollama. Backups of a real Cortex (OpenSearch, the archive's files, a git repository)
 // restored onto fresh ones: the same documents, history, archive and answers; consistent when taken under writes;
-// an erasure made after the backup replayed; refusals that write nothing.
+// an erasure and a forget made after the backup replayed; refusals that write nothing.
 const { url: opensearchUrl } = testbedEndpoints("opensearch");
 const ollama = testbedEndpoints("ollama");
 const ana = { userId: "ana", householdId: "h1", agentId: "main" };
@@ -323,6 +323,47 @@ describe("backups and restore (POST /admin/backups, /admin/restore) on real stor
       },
       "gateway",
     );
+    expect(late.statusCode, late.body).toBe(410);
+    expect((await check(target.app)).consistent).toBe(true);
+  }, 300_000);
+
+  it("replays a forget made after the backup, so the forgotten object does not come back", async () => {
+    const statement = "Ana hides the birthday presents in the attic";
+    const event = knowledgeEvent("ana", "ana-presents", statement);
+    const id = (await ingestEvents(source, [event])).items[0]?.ids[0];
+    if (id === undefined) throw new Error("nothing stored");
+    const taken = await backup(source);
+    const forgot = await call(
+      source,
+      "POST",
+      "/person/knowledge/forget",
+      { userId: "ana", requestedBy: "ana", ids: [id], reason: "a surprise" },
+      "app",
+    );
+    expect(forgot.statusCode, forgot.body).toBe(200);
+    // The destination's copy of the forget: digests of the id and of the statement, never either in clear.
+    const copy = await readFile(join(destination, "forgotten.json"), "utf8");
+    expect(copy).not.toContain(id);
+    expect(copy).not.toContain("attic");
+    expect((JSON.parse(copy) as { marks: { kind: string }[] }).marks.map((mark) => mark.kind).sort()).toEqual(
+      ["object", "statement"],
+    );
+
+    const target = await start();
+    const report = await restore(target.app, taken.id);
+    expect(report?.forgetsReplayed).toBe(1);
+    const { store } = target.app.cortex;
+    await request(store, "POST", `/${store.indices.knowledge}/_refresh`);
+    const restored = await request(store, "GET", `/${store.indices.knowledge}/_doc/${id}`, undefined, {
+      ignore: [404],
+    });
+    expect(restored.statusCode).toBe(404);
+    // Ana's other knowledge came back, and her forgotten capture stays refused on the restored appliance.
+    const { body } = await request<{ count: number }>(store, "POST", `/${store.indices.knowledge}/_count`, {
+      query: { term: { "owner.userId": "ana" } },
+    });
+    expect(body.count).toBeGreaterThan(0);
+    const late = await call(target.app, "POST", "/ingest", { events: [event] }, "gateway");
     expect(late.statusCode, late.body).toBe(410);
     expect((await check(target.app)).consistent).toBe(true);
   }, 300_000);

@@ -2,7 +2,8 @@
  * Where backups go. A folder (a USB disk or NAS share mounted into Cortex through a PersistentVolumeClaim): one
  * folder per backup, written under a hidden name and renamed once its manifest is in, so a backup cut short (a
  * crash, a full disk) is never listed and is removed by the next run; erasure tombstones beside them, one file per
- * erased person under the digest of their id, so a restore from any backup replays erasures made after it.
+ * erased person under the digest of their id, and forget tombstones in one file, so a restore from any backup
+ * replays erasures and forgets made after it.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
@@ -12,7 +13,14 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { backupIdPattern } from "@remram/contract";
-import type { DestinationTombstone } from "../core/backup.js";
+import {
+  type DestinationTombstone,
+  forgottenFile,
+  forgottenFileName,
+  mergeForgotten,
+  parseForgottenFile,
+} from "../core/backup.js";
+import type { ForgottenMark } from "../core/forgotten.js";
 import { type BackupManifest, manifestName, parseManifest } from "./manifest.js";
 
 export interface WrittenFile {
@@ -41,6 +49,10 @@ export interface BackupDestination {
   /** Record (or move forward) an erasure tombstone. */
   recordTombstone(tombstone: DestinationTombstone): Promise<void>;
   tombstones(): Promise<DestinationTombstone[]>;
+  /** Add forget tombstones to the destination's copy (core/backup.ts mergeForgotten). */
+  recordForgotten(marks: readonly ForgottenMark[]): Promise<void>;
+  /** The destination's copy of forget tombstones; none before the first forget. */
+  forgotten(): Promise<ForgottenMark[]>;
 }
 
 const subjectPattern = /^[a-f0-9]{64}$/;
@@ -224,6 +236,25 @@ export class FolderDestination implements BackupDestination {
       if (tombstone !== undefined) found.push(tombstone);
     }
     return found;
+  }
+
+  async recordForgotten(marks: readonly ForgottenMark[]): Promise<void> {
+    if (marks.length === 0) return;
+    await mkdir(this.root, { recursive: true });
+    const merged = mergeForgotten(await this.forgotten(), marks);
+    if (merged.changed)
+      await writeAtomically(join(this.root, forgottenFileName), forgottenFile(merged.marks));
+  }
+
+  async forgotten(): Promise<ForgottenMark[]> {
+    let text: string;
+    try {
+      text = await readFile(join(this.root, forgottenFileName), "utf8");
+    } catch (error) {
+      if ((error as { code?: string }).code === "ENOENT") return [];
+      throw error;
+    }
+    return parseForgottenFile(text);
   }
 }
 

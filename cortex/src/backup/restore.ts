@@ -1,8 +1,9 @@
 /**
  * Restoring a backup onto an empty Cortex: every file checked against its digest before anything is written, the
  * indices filled with the same documents under the same ids, the repository from its bundle, the archive's
- * documents re-hashed as they land; then the erasures recorded in the destination after the backup was taken are
- * replayed on what came back, so an erased person's data never returns. A restore cut short (a NAS gone, Cortex
+ * documents re-hashed as they land; then the erasures recorded in the destination after the backup was taken, and
+ * the forgets it recorded, are replayed on what came back, so an erased person's data or a forgotten object never
+ * returns. A restore cut short (a NAS gone, Cortex
  * restarted) may be run again over what it wrote (restore-marker.ts).
  */
 import { createHash } from "node:crypto";
@@ -24,10 +25,12 @@ import {
   notEmptyReason,
   type TargetContents,
 } from "../core/backup.js";
-import { ensureForgottenIndex } from "../knowledge/forgotten.js";
+import { type ForgottenMark, forgottenIdSubject } from "../core/forgotten.js";
+import { ensureForgottenIndex, recordForgottenMarks } from "../knowledge/forgotten.js";
 import type { MaturationIndices } from "../knowledge/records.js";
 import { ensureTombstoneIndex, recordSubjectTombstone, tombstoneIndex } from "../knowledge/tombstones.js";
 import { request } from "../store/client.js";
+import { scanDocuments } from "../store/reads.js";
 import { templateVersion } from "../store/templates.js";
 import { bulk, bulkFailure } from "../store/writes.js";
 import type { BackupDestination } from "./destination.js";
@@ -66,6 +69,11 @@ export interface RestoreTargets {
   }>;
   /** Erase a person as /admin/erasure does (archive/erasure.ts), for a replayed erasure. */
   erase: (userId: string, reason: string) => Promise<ErasureOutcome>;
+  /**
+   * Forget these objects again as /person/knowledge/forget does (person-knowledge/forget.ts), for a replayed
+   * forget; answers how many it removed.
+   */
+  forget: (ids: readonly string[], forgottenAt: string, reason: string) => Promise<number>;
 }
 
 type Context = Pick<CortexContext, "store" | "policy" | "config">;
@@ -285,4 +293,34 @@ export async function replayErasures(
     );
   }
   return people.length;
+}
+
+/**
+ * Forgets the destination recorded: their tombstones go into the restored `-forgotten` index (ingest and reflection
+ * refuse the objects again), and every restored object whose id a tombstone names is forgotten again, with that
+ * forget's time. A backup taken after a forget holds neither the objects nor anything to do. Answers how many
+ * objects were removed.
+ */
+export async function replayForgotten(
+  { store }: Context,
+  targets: RestoreTargets,
+  marks: readonly ForgottenMark[],
+): Promise<number> {
+  if (marks.length === 0) return 0;
+  await recordForgottenMarks(store, marks);
+  const forgottenAt = new Map(
+    marks.filter((mark) => mark.kind === "object").map((mark) => [mark.subject, mark.forgottenAt]),
+  );
+  const byTime = new Map<string, string[]>();
+  await request(store, "POST", `/${store.indices.knowledge}/_refresh`);
+  for await (const hits of scanDocuments<unknown>(store, store.indices.knowledge, { match_all: {} })) {
+    for (const hit of hits) {
+      const at = forgottenAt.get(forgottenIdSubject(hit._id));
+      if (at !== undefined) byTime.set(at, [...(byTime.get(at) ?? []), hit._id]);
+    }
+  }
+  let removed = 0;
+  for (const [at, ids] of [...byTime].sort(([a], [b]) => (a < b ? -1 : 1)))
+    removed += await targets.forget(ids, at, `replaying a forget of ${at}, after a restore`);
+  return removed;
 }

@@ -1,6 +1,6 @@
 /**
  * Backups in an S3-compatible bucket (a NAS's S3 service, a cloud bucket): `<prefix>/<backup id>/<file>` and
- * `<prefix>/tombstones/<subject>.json`. S3 has no rename, so the manifest, written last, is what makes a backup
+ * `<prefix>/tombstones/<subject>.json`, and `<prefix>/forgotten.json` for forgets. S3 has no rename, so the manifest, written last, is what makes a backup
  * exist: a folder without one is a backup cut short, never listed, and its objects are removed by the next run.
  * Removal deletes the manifest first for the same reason. Files stream up in parts (lib-storage's Upload), so a
  * backup never sits whole in memory.
@@ -17,7 +17,14 @@ import {
 import { Upload } from "@aws-sdk/lib-storage";
 import { backupIdPattern } from "@remram/contract";
 import { readS3Credentials } from "../config.js";
-import type { DestinationTombstone } from "../core/backup.js";
+import {
+  type DestinationTombstone,
+  forgottenFile,
+  forgottenFileName,
+  mergeForgotten,
+  parseForgottenFile,
+} from "../core/backup.js";
+import type { ForgottenMark } from "../core/forgotten.js";
 import {
   type BackupDestination,
   type BackupWriter,
@@ -262,5 +269,17 @@ export class S3Destination implements BackupDestination {
       if (tombstone !== undefined) found.push(tombstone);
     }
     return found;
+  }
+
+  async recordForgotten(marks: readonly ForgottenMark[]): Promise<void> {
+    if (marks.length === 0) return;
+    const merged = mergeForgotten(await this.forgotten(), marks);
+    // A PUT replaces the object whole: a reader sees the old list or the new one.
+    if (merged.changed) await this.putText(this.key(forgottenFileName), forgottenFile(merged.marks));
+  }
+
+  async forgotten(): Promise<ForgottenMark[]> {
+    const text = await this.getText(this.key(forgottenFileName));
+    return text === undefined ? [] : parseForgottenFile(text);
   }
 }

@@ -100,9 +100,10 @@ describe("backups in an S3-compatible bucket", () => {
 
   it("backs up into the bucket, lists only complete backups, and restores onto a fresh Cortex", async () => {
     const source = await start();
-    await ingestEvents(source, [
+    const ingested = await ingestEvents(source, [
       knowledgeEvent("ana", "ana-tea", "Ana drinks green tea in the morning"),
       knowledgeEvent("carol", "carol-cello", "Carol plays the cello on Sundays"),
+      knowledgeEvent("ana", "ana-bike", "Ana rides her bike to the market"),
     ]);
     // A run that died before its manifest: never listed, and gone after the next backup.
     const dead = `${prefix}/backup-20260101T000000Z-dead00`;
@@ -112,7 +113,7 @@ describe("backups in an S3-compatible bucket", () => {
     expect((await call(source, "GET", "/admin/backups")).json<BackupsResponse>().backups).toEqual([]);
 
     const taken = await backup(source);
-    expect(taken.counts).toMatchObject({ knowledge: 2, commits: 0 });
+    expect(taken.counts).toMatchObject({ knowledge: 3, commits: 0 });
     const stored = await keys(`${prefix}/${taken.id}/`);
     expect(stored).toEqual(
       expect.arrayContaining([
@@ -133,6 +134,14 @@ describe("backups in an S3-compatible bucket", () => {
     const tombstones = await keys(`${prefix}/tombstones/`);
     expect(tombstones).toHaveLength(1);
     expect(tombstones[0]).not.toContain("carol");
+    // Ana forgets one thing after the backup: the forget's tombstones go to the bucket too.
+    const forgot = await call(source, "POST", "/person/knowledge/forget", {
+      userId: "ana",
+      requestedBy: "ana",
+      ids: [ingested.items[2]?.ids[0]],
+    });
+    expect(forgot.statusCode, forgot.body).toBe(200);
+    expect(await keys(`${prefix}/forgotten.json`)).toEqual([`${prefix}/forgotten.json`]);
 
     const target = await start();
     const accepted = await call(target, "POST", "/admin/restore", { backupId: taken.id });
@@ -145,7 +154,12 @@ describe("backups in an S3-compatible bucket", () => {
       { what: "the restore to end", timeoutMs: 120_000 },
     );
     expect(status.lastFailure).toBeUndefined();
-    expect(status.last).toMatchObject({ backupId: taken.id, erasuresReplayed: 1, counts: { knowledge: 2 } });
+    expect(status.last).toMatchObject({
+      backupId: taken.id,
+      erasuresReplayed: 1,
+      forgetsReplayed: 1,
+      counts: { knowledge: 3 },
+    });
     const { store } = target.cortex;
     await request(store, "POST", `/${store.indices.knowledge}/_refresh`);
     const { body } = await request<{ hits: { hits: { _source: { owner: { userId: string } } }[] } }>(

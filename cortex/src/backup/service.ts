@@ -16,7 +16,9 @@ import {
 import type { CortexContext } from "../context.js";
 import { backupIdFor, backupsToRemove, type DestinationTombstone, notEmptyReason } from "../core/backup.js";
 import { erasureSubject } from "../core/erasure.js";
+import type { ForgottenMark } from "../core/forgotten.js";
 import { erasureGate } from "../knowledge/erasure-gate.js";
+import { readForgottenMarks } from "../knowledge/forgotten.js";
 import { readTombstones } from "../knowledge/tombstones.js";
 import type { BackupDestination } from "./destination.js";
 import type { BackupManifest } from "./manifest.js";
@@ -26,6 +28,7 @@ import {
   RestoreRefusedError,
   type RestoreTargets,
   replayErasures,
+  replayForgotten,
   restoreData,
 } from "./restore.js";
 import { readRestoreMarker, writeRestoreMarker } from "./restore-marker.js";
@@ -164,12 +167,13 @@ export class BackupService {
   }
 
   /**
-   * After a successful backup: the tombstones of every erasure so far into the destination (one made while it was
-   * unreachable catches up here), then retention. A failure here leaves an extra backup or a tombstone for the next
-   * run, never a missing backup; the route logs it.
+   * After a successful backup: the tombstones of every erasure and forget so far into the destination (one made
+   * while it was unreachable catches up here), then retention. A failure here leaves an extra backup or a tombstone
+   * for the next run, never a missing backup; the route logs it.
    */
   private async afterBackup(destination: BackupDestination): Promise<void> {
     for (const tombstone of await readTombstones(this.context.store)) await this.recordTombstone(tombstone);
+    await this.recordForgotten(await readForgottenMarks(this.context.store));
     const backups = await destination.list();
     for (const id of backupsToRemove(backups, this.settings.keep)) await destination.remove(id);
   }
@@ -219,6 +223,7 @@ export class BackupService {
       const data = await erasureGate(this.context.store).shared("a restore", () =>
         restoreData(this.context, this.sources, destination, plan, progress),
       );
+      // Both kinds of "never again" the destination keeps: erasures, then single forgets.
       progress.phase = "erasures";
       const replayed = await replayErasures(
         this.context,
@@ -226,6 +231,11 @@ export class BackupService {
         plan.manifest,
         await destination.tombstones(),
         data.named,
+      );
+      const forgetsReplayed = await replayForgotten(
+        this.context,
+        this.sources,
+        await destination.forgotten(),
       );
       await writeRestoreMarker(this.context.store, undefined);
       progress.phase = "done";
@@ -235,6 +245,7 @@ export class BackupService {
         durationMs: Math.round(performance.now() - started),
         counts: data.counts,
         erasuresReplayed: replayed,
+        forgetsReplayed,
       };
     };
     const finished = restore()
@@ -267,6 +278,15 @@ export class BackupService {
       ...(this.lastRestoreFailure && { lastFailure: this.lastRestoreFailure }),
       ...(this.lastRestore && { last: this.lastRestore }),
     };
+  }
+
+  /** After a forget: its tombstones into the destination's copy, so a restore of an older backup forgets again. */
+  recordForgotten(marks: readonly ForgottenMark[]): Promise<void> {
+    const destination = this.destination;
+    if (destination === undefined || marks.length === 0) return Promise.resolve();
+    const next = this.tombstoneWrites.then(() => destination.recordForgotten(marks));
+    this.tombstoneWrites = next.catch(() => undefined);
+    return next;
   }
 
   /** After an erasure: its tombstone into the destination, so a restore of an older backup replays it. */

@@ -4,8 +4,11 @@ import {
   backupsToRemove,
   erasedPeople,
   erasuresAfter,
+  forgottenFile,
+  mergeForgotten,
   namedUserIds,
   notEmptyReason,
+  parseForgottenFile,
 } from "./backup.js";
 import { erasureSubject } from "./erasure.js";
 
@@ -60,5 +63,50 @@ describe("backup rules", () => {
       "this Cortex already holds data (3 in knowledge, 1 in chunks, 2 commits in the workspace repository); restore onto a fresh appliance, or erase this one first",
     );
     expect(notEmptyReason({ ...empty, archivedDocuments: 1 })).toMatch(/1 archived documents/);
+  });
+});
+
+describe("the destination's copy of forget tombstones", () => {
+  const subject = (n: number) => n.toString(16).padStart(64, "0");
+  const mark = (n: number, forgottenAt: string, kind: "object" | "statement" = "object") => ({
+    subject: subject(n),
+    kind,
+    forgottenAt,
+    owner: subject(99),
+  });
+
+  it("adds new subjects, keeps a subject's first time, and says whether anything changed", () => {
+    const existing = [mark(2, "2026-11-02T00:00:00.000Z"), mark(1, "2026-11-01T00:00:00.000Z")];
+    const merged = mergeForgotten(existing, [
+      mark(1, "2026-11-05T00:00:00.000Z"),
+      mark(3, "2026-11-03T00:00:00.000Z", "statement"),
+    ]);
+    expect(merged.changed).toBe(true);
+    expect(merged.marks.map((each) => [each.subject.slice(-1), each.forgottenAt])).toEqual([
+      ["1", "2026-11-01T00:00:00.000Z"],
+      ["2", "2026-11-02T00:00:00.000Z"],
+      ["3", "2026-11-03T00:00:00.000Z"],
+    ]);
+    expect(mergeForgotten(merged.marks, [mark(2, "2026-11-09T00:00:00.000Z")]).changed).toBe(false);
+    // An earlier time for a known subject moves it back: forgotten for good from the first time.
+    expect(mergeForgotten(merged.marks, [mark(2, "2026-10-01T00:00:00.000Z")]).marks[1]?.forgottenAt).toBe(
+      "2026-10-01T00:00:00.000Z",
+    );
+  });
+
+  it("reads back what it writes, and refuses a file that is not a list of tombstones", () => {
+    const marks = [
+      mark(1, "2026-11-01T00:00:00.000Z"),
+      { subject: subject(2), kind: "statement" as const, forgottenAt: "2026-11-02T00:00:00.000Z" },
+    ];
+    expect(parseForgottenFile(forgottenFile(marks))).toEqual(marks);
+    for (const bad of [
+      "{}",
+      '{"marks":[{"subject":"carol","kind":"object","forgottenAt":"2026-11-01T00:00:00Z"}]}',
+      `{"marks":[{"subject":"${subject(1)}","kind":"person","forgottenAt":"2026-11-01T00:00:00Z"}]}`,
+      `{"marks":[{"subject":"${subject(1)}","kind":"object","forgottenAt":"yesterday"}]}`,
+    ])
+      expect(() => parseForgottenFile(bad), bad).toThrow("forgotten.json is not a list of forget tombstones");
+    expect(() => parseForgottenFile("not json")).toThrow();
   });
 });

@@ -1,9 +1,10 @@
 /**
  * The rules of backup and restore, over plain data: how a backup is named, which backups retention removes, which
- * erasures a restore must replay and on whom, and whether a Cortex is empty enough to restore onto.
+ * erasures a restore must replay and on whom, the destination's copy of forget tombstones, and whether a Cortex is empty enough to restore onto.
  */
 import { type BackupSummary, backupIdPattern } from "@remram/contract";
 import { erasureSubject } from "./erasure.js";
+import type { ForgottenMark } from "./forgotten.js";
 
 /** backup-<yyyymmddThhmmssZ>-<6 hex>: sorts by the time it was taken. */
 export function backupIdFor(takenAt: Date, random: string): string {
@@ -91,4 +92,60 @@ export function notEmptyReason(target: TargetContents): string | undefined {
   return held.length === 0
     ? undefined
     : `this Cortex already holds data (${held.join(", ")}); restore onto a fresh appliance, or erase this one first`;
+}
+
+/**
+ * The destination's copy of every forget's tombstones (`forgotten.json`): a restore of a backup older than a forget
+ * records them again and removes the objects they name. Digests only, like the index they copy.
+ */
+export const forgottenFileName = "forgotten.json";
+
+const digestPattern = /^[a-f0-9]{64}$/;
+
+function isMark(value: unknown): value is ForgottenMark {
+  const mark = value as Partial<ForgottenMark> | null;
+  return (
+    typeof mark === "object" &&
+    mark !== null &&
+    typeof mark.subject === "string" &&
+    digestPattern.test(mark.subject) &&
+    (mark.kind === "object" || mark.kind === "statement") &&
+    typeof mark.forgottenAt === "string" &&
+    !Number.isNaN(Date.parse(mark.forgottenAt)) &&
+    (mark.owner === undefined || (typeof mark.owner === "string" && digestPattern.test(mark.owner)))
+  );
+}
+
+/** The file's marks; throws on anything else, since a restore must not go on without the forgets it is to replay. */
+export function parseForgottenFile(text: string): ForgottenMark[] {
+  const parsed = JSON.parse(text) as { marks?: unknown };
+  if (!Array.isArray(parsed.marks) || !parsed.marks.every(isMark))
+    throw new Error(`${forgottenFileName} is not a list of forget tombstones`);
+  return parsed.marks.map(({ subject, kind, forgottenAt, owner }) => ({
+    subject,
+    kind,
+    forgottenAt,
+    ...(owner !== undefined && { owner }),
+  }));
+}
+
+/** Both lists in one, a subject once with its first time (forgotten for good from then on), sorted by subject. */
+export function mergeForgotten(
+  existing: readonly ForgottenMark[],
+  added: readonly ForgottenMark[],
+): { marks: ForgottenMark[]; changed: boolean } {
+  const bySubject = new Map(existing.map((mark) => [mark.subject, mark]));
+  let changed = false;
+  for (const mark of added) {
+    const known = bySubject.get(mark.subject);
+    if (known !== undefined && Date.parse(known.forgottenAt) <= Date.parse(mark.forgottenAt)) continue;
+    bySubject.set(mark.subject, mark);
+    changed = true;
+  }
+  const marks = [...bySubject.values()].sort((a, b) => (a.subject < b.subject ? -1 : 1));
+  return { marks, changed };
+}
+
+export function forgottenFile(marks: readonly ForgottenMark[]): string {
+  return `${JSON.stringify({ marks })}\n`;
 }

@@ -3,6 +3,8 @@ import { knowledgeObject, storedObject } from "../testing/fixtures.js";
 import {
   forgetSubjects,
   forgottenIdSubject,
+  forgottenMarks,
+  forgottenOwnerSubject,
   forgottenRefusal,
   forgottenStatementSubject,
   maturingStatementSubject,
@@ -30,6 +32,19 @@ describe("forget tombstones", () => {
     );
     expect(forgottenStatementSubject("household/h2", object.statement)).not.toBe(statement?.subject);
     expect(forgottenStatementSubject("user/h1", object.statement)).not.toBe(statement?.subject);
+  });
+
+  it("are recorded with the forget's time and the owner's digest, never an id or words in clear", () => {
+    const marks = forgottenMarks([object], "2026-11-29T10:00:00.000Z");
+    expect(marks).toEqual(
+      forgetSubjects(object).map(({ subject, kind }) => ({
+        subject,
+        kind,
+        forgottenAt: "2026-11-29T10:00:00.000Z",
+        owner: forgottenOwnerSubject(ownerKeyOf(object) ?? ""),
+      })),
+    );
+    expect(JSON.stringify(marks)).not.toMatch(/ko_1|boat/);
   });
 
   it("name no owner for shared knowledge, which nobody forgets alone", () => {

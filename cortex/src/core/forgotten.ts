@@ -40,6 +40,13 @@ export interface ForgetSubject {
   kind: "object" | "statement";
 }
 
+/** A forget's tombstone: a document of the `-forgotten` index, and its copy in the backup destination. */
+export interface ForgottenMark extends ForgetSubject {
+  forgottenAt: string;
+  /** The owner's digest (forgottenOwnerSubject). */
+  owner?: string | undefined;
+}
+
 /** The tombstones that refuse an object's return: its id, and its statement within its owner. */
 export function forgetSubjects(
   object: Pick<KnowledgeObject, "id" | "statement" | "scope" | "owner">,
@@ -85,4 +92,20 @@ export function withoutForgotten(
 /** The 410 message of an ingest that would bring forgotten knowledge back. */
 export function forgottenRefusal(where: readonly string[], forgottenAt: string): string {
   return `${where.join(", ")}: knowledge the person asked to forget (at ${forgottenAt}); refused for good, do not retry`;
+}
+
+/** The tombstones a forget of these objects records. */
+export function forgottenMarks(
+  objects: readonly Pick<KnowledgeObject, "id" | "statement" | "scope" | "owner">[],
+  forgottenAt: string,
+): ForgottenMark[] {
+  return objects.flatMap((object) => {
+    const owner = ownerKeyOf(object);
+    return forgetSubjects(object).map(({ subject, kind }) => ({
+      subject,
+      kind,
+      forgottenAt,
+      ...(owner !== undefined && { owner: forgottenOwnerSubject(owner) }),
+    }));
+  });
 }

@@ -2,21 +2,17 @@
  * Tombstones of forgotten knowledge objects, in `<prefix>-forgotten`: one document per digest (core/forgotten.ts)
  * of a forgotten object's id and of its statement within its owner, with when it was forgotten. Ingest refuses an
  * event that would store such an object again, reflection drops such an object from its plan. Apart from person
- * erasure's tombstones (`-erasures`, one per person, copied into the backup destination): these are many, and are
- * backed up with the other indices. Read by id (a GET sees a write at once), so nothing here waits for a refresh.
+ * erasure's tombstones (`-erasures`, one per person): these are backed up with the other indices, and each forget's
+ * are copied into the backup destination too (`forgotten.json`), so a restore of an older backup forgets again.
+ * Read by id (a GET sees a write at once), so nothing here waits for a refresh.
  */
 import type { KnowledgeObject } from "@remram/contract";
-import { forgetSubjects, forgottenOwnerSubject, ownerKeyOf } from "../core/forgotten.js";
+import { type ForgottenMark, forgottenMarks } from "../core/forgotten.js";
 import { type CortexStore, request } from "../store/client.js";
+import { scanDocuments } from "../store/reads.js";
 import { bulk, bulkFailure } from "../store/writes.js";
 
-export interface ForgottenMark {
-  subject: string;
-  kind: "object" | "statement";
-  forgottenAt: string;
-  /** The owner's digest (forgottenOwnerSubject). */
-  owner?: string | undefined;
-}
+export type { ForgottenMark };
 
 export function forgottenIndex(store: CortexStore): string {
   return store.indices.knowledge.replace(/-knowledge$/, "-forgotten");
@@ -38,29 +34,39 @@ export async function ensureForgottenIndex(store: CortexStore): Promise<string> 
   return index;
 }
 
-/** Record the tombstones of these objects; durable when this resolves, and read by id at once. */
+/** Record the tombstones of these objects and return them; durable when this resolves, and read by id at once. */
 export async function recordForgotten(
   store: CortexStore,
   objects: readonly Pick<KnowledgeObject, "id" | "statement" | "scope" | "owner">[],
   forgottenAt: string,
+): Promise<ForgottenMark[]> {
+  const marks = forgottenMarks(objects, forgottenAt);
+  await recordForgottenMarks(store, marks);
+  return marks;
+}
+
+/** Record tombstones as they are (a restore's replay of the destination's copy); a subject's document is replaced. */
+export async function recordForgottenMarks(
+  store: CortexStore,
+  marks: readonly ForgottenMark[],
 ): Promise<void> {
-  if (objects.length === 0) return;
+  if (marks.length === 0) return;
   const index = await ensureForgottenIndex(store);
-  const lines = objects.flatMap((object) => {
-    const owner = ownerKeyOf(object);
-    return forgetSubjects(object).flatMap(({ subject, kind }) => [
-      { index: { _index: index, _id: subject } },
-      {
-        subject,
-        kind,
-        forgottenAt,
-        ...(owner !== undefined && { owner: forgottenOwnerSubject(owner) }),
-      } satisfies ForgottenMark,
-    ]);
-  });
+  const lines = marks.flatMap((mark) => [{ index: { _index: index, _id: mark.subject } }, mark]);
   const results = await bulk(store, lines, { timeoutMs: 30_000 });
   const failed = results.filter((result) => result.error !== undefined);
   if (failed.length > 0) throw bulkFailure("forget tombstones not recorded", failed);
+}
+
+/** Every tombstone (after a backup, to catch the destination's copy up with forgets it missed). */
+export async function readForgottenMarks(store: CortexStore): Promise<ForgottenMark[]> {
+  const index = forgottenIndex(store);
+  const exists = await request(store, "HEAD", `/${index}`, undefined, { ignore: [404] });
+  if (exists.statusCode === 404) return [];
+  const marks: ForgottenMark[] = [];
+  for await (const hits of scanDocuments<ForgottenMark>(store, index, { match_all: {} }))
+    for (const hit of hits) marks.push(hit._source);
+  return marks;
 }
 
 /** Of these subjects, the forgotten ones with their tombstones. */

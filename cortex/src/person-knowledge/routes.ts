@@ -12,7 +12,7 @@ import { forbidden } from "../http-errors.js";
 import type { HistoryEraser } from "../knowledge/artifact-chunks.js";
 import type { MaturationIndices } from "../knowledge/records.js";
 import { correctKnowledge } from "./correct.js";
-import { forgetKnowledge } from "./forget.js";
+import { type ForgetStores, forgetKnowledge } from "./forget.js";
 import { listPersonKnowledge } from "./list.js";
 
 /** The caller's authority for the action, or 403. */
@@ -25,6 +25,7 @@ function authorised(action: Action, acting: Acting): { admin: boolean } {
 export function personKnowledgeRoutes(
   indices: () => Promise<MaturationIndices>,
   history?: HistoryEraser,
+  afterForgotten?: ForgetStores["afterForgotten"],
 ): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(routes.personKnowledge.url, routeOptions(routes.personKnowledge), async (request) => {
@@ -81,7 +82,7 @@ export function personKnowledgeRoutes(
         const { admin } = authorised("forget", { caller, userId, requestedBy, asAdmin });
         const outcome = await forgetKnowledge(
           app.cortex,
-          { indices: await indices(), history },
+          { indices: await indices(), history, afterForgotten },
           request.body,
           caller,
           admin,

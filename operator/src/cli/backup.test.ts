@@ -54,10 +54,12 @@ describe("what kubectl remram backup and restore print", () => {
       durationMs: 12_300,
       counts: { knowledge: 10_000, vectors: 10_000, archivedDocuments: 100, commits: 200 },
       erasuresReplayed: 1,
+      forgetsReplayed: 2,
     });
     expect(restored).toContain(
       "in 12.3 s: 10000 knowledge objects, 10000 vectors, 100 archived documents, 200 commits.",
     );
     expect(restored).toContain("1 erasures made after the backup were replayed");
+    expect(restored).toContain("2 knowledge objects forgotten after the backup were forgotten again.");
   });
 });

@@ -41,5 +41,8 @@ export function formatRestoreDone(appliance: string, report: RestoreReport): str
     report.erasuresReplayed > 0
       ? `${report.erasuresReplayed} erasures made after the backup were replayed: those people's data is gone again.`
       : "No erasure was made after the backup.",
+    ...(report.forgetsReplayed > 0
+      ? [`${report.forgetsReplayed} knowledge objects forgotten after the backup were forgotten again.`]
+      : []),
   ].join("\n");
 }
