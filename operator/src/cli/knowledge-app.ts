@@ -131,26 +131,22 @@ async function appPod(cluster: Cluster, appliance: string | undefined): Promise<
 
 async function reachApp(command: KnowledgeCommand, cluster: Cluster, token: string): Promise<App> {
   const { appUrl, appliance } = command.target;
-  if (appUrl !== undefined) {
-    const url = new URL(appUrl);
+  const atAddress = (where: string, ca?: string): App => {
+    const url = new URL(where);
     // Said before the token is sent, so it shows when the request fails too.
     if (url.protocol === "http:" && !isLoopback(url))
       process.stderr.write(
         `warning: ${url.host} is plain http: your credential crosses the network unencrypted (use https, or a local port-forward)\n`,
       );
     return {
-      where: appUrl,
-      call: (method, path, body, timeoutMs) => callUrl(appUrl, token, method, path, body, timeoutMs),
+      where,
+      call: (method, path, body, timeoutMs) => callUrl(where, token, method, path, body, timeoutMs, ca),
     };
-  }
+  };
+  if (appUrl !== undefined) return atAddress(appUrl);
   const named = await applianceFor(cluster, appliance);
   const door = named === undefined ? undefined : await frontDoor(cluster, named);
-  if (door !== undefined)
-    return {
-      where: door.url,
-      call: (method, path, body, timeoutMs) =>
-        callUrl(door.url, token, method, path, body, timeoutMs, door.ca),
-    };
+  if (door !== undefined) return atAddress(door.url, door.ca);
   const pod = await appPod(cluster, named);
   return {
     where: `remram-app (pod ${pod})`,
