@@ -324,6 +324,9 @@ describe("remram-app in a browser", () => {
     // No gateway in this test bed: the page says so instead of plotting nothing silently.
     expect(await page.getByText("gateway's metrics: no address configured").count()).toBe(1);
     await page.screenshot({ path: join(screenshots, "diagnostics.png"), fullPage: true });
+    await page
+      .locator("section[aria-labelledby=metrics-heading]")
+      .screenshot({ path: join(screenshots, "diagnostics-metrics.png") });
     expect(await accessibilityProblems(page)).toEqual([]);
     await context.close();
   });

@@ -33,8 +33,9 @@ export function LineChart({
       <svg
         role="img"
         aria-label={summary}
-        viewBox={`-36 -8 ${layout.width + 44} ${layout.height + 28}`}
-        width={layout.width + 44}
+        // Room left of the plot for the top value's label ("1000 ms", "200 items").
+        viewBox={`-64 -8 ${layout.width + 72} ${layout.height + 28}`}
+        width={layout.width + 72}
         height={layout.height + 28}
       >
         <line class="axis" x1={0} y1={layout.height} x2={layout.width} y2={layout.height} />
