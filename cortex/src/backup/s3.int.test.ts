@@ -139,6 +139,7 @@ describe("backups in an S3-compatible bucket", () => {
       userId: "ana",
       requestedBy: "ana",
       ids: [ingested.items[2]?.ids[0]],
+      reason: "sold the bike",
     });
     expect(forgot.statusCode, forgot.body).toBe(200);
     expect(await keys(`${prefix}/forgotten.json`)).toEqual([`${prefix}/forgotten.json`]);
