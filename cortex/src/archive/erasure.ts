@@ -8,7 +8,7 @@ import type { CallerName, ErasureCounts, ErasureRequest, MemoryDocument } from "
 import type { CortexContext } from "../context.js";
 import { erasedPhrases, erasureSubject, extractiveSummary, withoutPerson } from "../core/erasure.js";
 import { redactText } from "../core/redaction.js";
-import { type HistoryEraser, reindexArtifacts } from "../knowledge/artifact-chunks.js";
+import { eraseFromHistory, type HistoryEraser } from "../knowledge/artifact-chunks.js";
 import {
   collectPersonItems,
   deletePersonItems,
@@ -20,7 +20,7 @@ import {
   unusedDimensionValues,
 } from "../knowledge/erasure.js";
 import { erasureGate } from "../knowledge/erasure-gate.js";
-import { type RecordCounts, repointCommits, scrubRecords } from "../knowledge/erasure-records.js";
+import { type RecordCounts, scrubRecords } from "../knowledge/erasure-records.js";
 import { createRecord, type MaturationIndices } from "../knowledge/records.js";
 import { recordTombstone, tombstoneIndex } from "../knowledge/tombstones.js";
 import { request as storeRequest } from "../store/client.js";
@@ -90,15 +90,11 @@ async function eraseNow(
   // Proposals go before the history rewrite: one promoted after it would commit the erased statements again.
   const records = await scrub();
 
-  if (history) {
-    const rewrite = await history({ ids, phrases: erasedPhrases(items.statements) });
-    counts.gitBlobsRewritten = rewrite.blobsRewritten;
-    counts.gitCommitsRewritten = rewrite.commitsRewritten;
-    counts.gitCommitsDropped = rewrite.commitsDropped;
-    counts.workspaceFilesChanged = rewrite.workspace.size;
-    counts.artifactChunksChanged = await reindexArtifacts(context, rewrite.workspace);
-    await repointCommits(store, indices, rewrite.commits);
-  }
+  if (history)
+    Object.assign(
+      counts,
+      await eraseFromHistory(context, indices, history, { ids, phrases: erasedPhrases(items.statements) }),
+    );
   Object.assign(counts, await eraseFromArchive(context, indices, archive, userId));
 
   const deleted = await deletePersonItems(store, indices, userId, items);

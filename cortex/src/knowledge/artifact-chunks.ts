@@ -6,6 +6,8 @@ import type { ErasedContent } from "../core/erasure.js";
 import { type CortexStore, request as storeRequest } from "../store/client.js";
 import type { Embedder } from "../store/embedder.js";
 import { scanFields } from "./erasure.js";
+import { repointCommits } from "./erasure-records.js";
+import type { MaturationIndices } from "./records.js";
 
 /** What the workspace repository reports after erasing. */
 export interface HistoryErasure {
@@ -70,4 +72,35 @@ export async function reindexArtifacts(
       }
   }
   return changed;
+}
+
+/** What rewriting the repository's history for an erasure or a forget changed, as their counts name it. */
+export interface HistoryCounts {
+  gitBlobsRewritten: number;
+  gitCommitsRewritten: number;
+  gitCommitsDropped: number;
+  workspaceFilesChanged: number;
+  artifactChunksChanged: number;
+}
+
+/**
+ * The repository's history without the erased content, the artifact chunks after the rewritten workspace, and the
+ * records that named rewritten commits pointing at their replacements: erasure's and forget's shared step.
+ */
+export async function eraseFromHistory(
+  context: { store: CortexStore; embedder: Embedder | null },
+  indices: MaturationIndices,
+  history: HistoryEraser,
+  erased: ErasedContent,
+): Promise<HistoryCounts> {
+  const rewrite = await history(erased);
+  const counts = {
+    gitBlobsRewritten: rewrite.blobsRewritten,
+    gitCommitsRewritten: rewrite.commitsRewritten,
+    gitCommitsDropped: rewrite.commitsDropped,
+    workspaceFilesChanged: rewrite.workspace.size,
+    artifactChunksChanged: await reindexArtifacts(context, rewrite.workspace),
+  };
+  await repointCommits(context.store, indices, rewrite.commits);
+  return counts;
 }

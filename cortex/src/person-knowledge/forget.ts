@@ -21,7 +21,7 @@ import { forgottenIdSubject, forgottenOwnerSubject, ownerKey } from "../core/for
 import { isVisible, mayForget, type Viewer } from "../core/person-knowledge.js";
 import { redactText } from "../core/redaction.js";
 import { forbidden, notFound } from "../http-errors.js";
-import { type HistoryEraser, reindexArtifacts } from "../knowledge/artifact-chunks.js";
+import { eraseFromHistory, type HistoryEraser } from "../knowledge/artifact-chunks.js";
 import {
   deleteByIds,
   expungeDeleted,
@@ -30,7 +30,7 @@ import {
   unusedDimensionValues,
 } from "../knowledge/erasure.js";
 import { erasureGate } from "../knowledge/erasure-gate.js";
-import { type RecordCounts, repointCommits, scrubRecords } from "../knowledge/erasure-records.js";
+import { type RecordCounts, scrubRecords } from "../knowledge/erasure-records.js";
 import { type ForgottenMark, forgottenAmong, recordForgotten } from "../knowledge/forgotten.js";
 import { createRecord, type MaturationIndices } from "../knowledge/records.js";
 import { loadObjects } from "../knowledge/repository.js";
@@ -219,13 +219,10 @@ async function removeObjects(
   addRecordCounts(counts, await scrub(new Set()));
   if (history) {
     const statements = objects.flatMap((o) => [o.statement, ...(o.claim ? [o.claim.object] : [])]);
-    const rewrite = await history({ ids: gone, phrases: erasedPhrases(statements) });
-    counts.gitBlobsRewritten = rewrite.blobsRewritten;
-    counts.gitCommitsRewritten = rewrite.commitsRewritten;
-    counts.gitCommitsDropped = rewrite.commitsDropped;
-    counts.workspaceFilesChanged = rewrite.workspace.size;
-    counts.artifactChunksChanged = await reindexArtifacts(context, rewrite.workspace);
-    await repointCommits(store, indices, rewrite.commits);
+    Object.assign(
+      counts,
+      await eraseFromHistory(context, indices, history, { ids: gone, phrases: erasedPhrases(statements) }),
+    );
   }
   const { knowledge, vectors } = store.indices;
   const [knowledgeDeleted = 0, vectorsDeleted = 0] = await deleteByIds(
