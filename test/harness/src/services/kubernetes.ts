@@ -226,12 +226,13 @@ export async function startKubernetes(
   const remaining = (): number => Math.max(deadline - Date.now(), 1_000);
 
   removeStaleInstances();
-  const [etcdPort, apiserverPort, kwokPort] = [await freePort(), await freePort(), await freePort()];
+  const [etcdPort, apiserverPort] = [await freePort(), await freePort()];
   const layout: ControlPlaneLayout = {
     dir: join(runDir, `kubernetes-${apiserverPort}`),
     etcdPort,
     apiserverPort,
-    kwokPort,
+    // Picked again right before kwok starts (below).
+    kwokPort: 0,
     stagesFile: kwokStagesFile,
     ...(options.realNode ? { nodeAdvertiseAddress: nodeNetwork.hostIp } : {}),
   };
@@ -314,6 +315,10 @@ export async function startKubernetes(
 
     spawn("kube-controller-manager", kubeControllerManagerArgs(layout));
     spawn("kube-scheduler", kubeSchedulerArgs(layout));
+    // kwok's port is picked only now: the apiserver's many connections to etcd take ephemeral ports from the same
+    // range, and one picked at the start was taken by them before kwok could bind it (a CI run failed so).
+    const kwokPort = await freePort();
+    layout.kwokPort = kwokPort;
     spawn("kwok", kwokArgs(layout));
     await Promise.all([
       waitForLease(endpoints, "kube-controller-manager", remaining(), anyExited),
