@@ -3,7 +3,7 @@
  * scrapes, as the knowledge dashboard queries them (charts/remram-operator/dashboards/knowledge.json), over the
  * last day. The queries are pure (prometheusQueries); prometheusView asks them over HTTP.
  */
-import { type Count, type Reading, retrieveRoute } from "./readings.js";
+import { type Count, type Reading, retrieveRoute, sumCounts } from "./readings.js";
 import type { MetricsView } from "./view.js";
 
 export interface PrometheusQueries {
@@ -80,13 +80,11 @@ export function readingsFromRanges(
 }
 
 function countsFrom(series: PromSeries[], label: string): Count[] {
-  return series
-    .map((entry) => ({
-      label: entry.metric[label] ?? "",
-      count: Math.round(finite(entry.value?.[1] ?? "") ?? 0),
-    }))
-    .filter((count) => count.count > 0)
-    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
+  const counts = series.map((entry) => ({
+    label: entry.metric[label] ?? "",
+    count: Math.round(finite(entry.value?.[1] ?? "") ?? 0),
+  }));
+  return sumCounts([counts]).filter((count) => count.count > 0);
 }
 
 export interface PrometheusSource {

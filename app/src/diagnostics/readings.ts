@@ -166,13 +166,9 @@ export function increaseBy(
   name: string,
   label: string,
 ): Count[] {
-  const totals = new Map<string, number>();
-  for (const { labels, increase } of increases(before, after, name)) {
-    const value = labels[label] ?? "";
-    totals.set(value, (totals.get(value) ?? 0) + increase);
-  }
-  return [...totals]
-    .filter(([, count]) => count > 0)
-    .map(([labelValue, count]) => ({ label: labelValue, count }))
-    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
+  const counts = increases(before, after, name).map(({ labels, increase }) => ({
+    label: labels[label] ?? "",
+    count: increase,
+  }));
+  return sumCounts([counts]).filter((count) => count.count > 0);
 }

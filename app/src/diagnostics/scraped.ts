@@ -26,7 +26,7 @@ export class ScrapedMetrics {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private readonly now: () => number;
-  private startedAt: number;
+  private readonly startedAt: number;
 
   constructor(private readonly options: ScrapedMetricsOptions) {
     this.now = options.now ?? Date.now;
@@ -34,7 +34,6 @@ export class ScrapedMetrics {
   }
 
   start(): void {
-    this.startedAt = this.now();
     void this.scrape();
     this.timer = setInterval(() => void this.scrape(), this.options.intervalMs);
     this.timer.unref();

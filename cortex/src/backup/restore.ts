@@ -316,7 +316,10 @@ export async function replayForgotten(
   for await (const hits of scanDocuments<unknown>(store, store.indices.knowledge, { match_all: {} })) {
     for (const hit of hits) {
       const at = forgottenAt.get(forgottenIdSubject(hit._id));
-      if (at !== undefined) byTime.set(at, [...(byTime.get(at) ?? []), hit._id]);
+      if (at === undefined) continue;
+      const ids = byTime.get(at) ?? [];
+      ids.push(hit._id);
+      byTime.set(at, ids);
     }
   }
   let removed = 0;

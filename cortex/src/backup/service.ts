@@ -282,11 +282,8 @@ export class BackupService {
 
   /** After a forget: its tombstones into the destination's copy, so a restore of an older backup forgets again. */
   recordForgotten(marks: readonly ForgottenMark[]): Promise<void> {
-    const destination = this.destination;
-    if (destination === undefined || marks.length === 0) return Promise.resolve();
-    const next = this.tombstoneWrites.then(() => destination.recordForgotten(marks));
-    this.tombstoneWrites = next.catch(() => undefined);
-    return next;
+    if (marks.length === 0) return Promise.resolve();
+    return this.oneAtATime((destination) => destination.recordForgotten(marks));
   }
 
   /** After an erasure: its tombstone into the destination, so a restore of an older backup replays it. */
@@ -299,9 +296,14 @@ export class BackupService {
    * and a backup's copy) could put the older time back.
    */
   private recordTombstone(tombstone: DestinationTombstone): Promise<void> {
+    return this.oneAtATime((destination) => destination.recordTombstone(tombstone));
+  }
+
+  /** The destination's tombstone writes (erasures' and forgets'), one after another; none without a destination. */
+  private oneAtATime(write: (destination: BackupDestination) => Promise<void>): Promise<void> {
     const destination = this.destination;
     if (destination === undefined) return Promise.resolve();
-    const next = this.tombstoneWrites.then(() => destination.recordTombstone(tombstone));
+    const next = this.tombstoneWrites.then(() => write(destination));
     this.tombstoneWrites = next.catch(() => undefined);
     return next;
   }

@@ -23,41 +23,56 @@ export function applianceOfMember(username: string, namespace: string): string |
   return /^(.+)-member-[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.exec(username.slice(prefix.length))?.[1];
 }
 
-/** The named appliance, the namespace's only one, or the caller's own as a member; undefined when none is known. */
-export async function applianceFor(cluster: Cluster, named: string | undefined): Promise<string | undefined> {
-  if (named !== undefined) return named;
-  try {
-    const list = await cluster.client.send<{ items: { metadata: { name: string } }[] }>(
-      "GET",
-      remramPath(cluster.namespace, "remramappliances"),
-    );
-    const names = list.items.map((item) => item.metadata.name);
-    if (names.length > 1)
-      throw new CliError(
-        `namespace ${cluster.namespace} has several appliances (${names.join(", ")}): pick one with --appliance`,
-      );
-    return names[0];
-  } catch (error) {
-    // A member may get their appliance but not list them.
-    if (!(error instanceof KubeApiError) || error.status !== 403) throw error;
-    return applianceOfMember(await whoAmI(cluster.client), cluster.namespace);
-  }
+interface ApplianceView {
+  metadata: { name: string };
+  status?: { gateway?: { appUrl?: string; caCertificate?: string } };
 }
 
-/** The appliance's published front door for the app, if it has one and the caller may read the appliance. */
-export async function frontDoor(cluster: Cluster, appliance: string): Promise<FrontDoor | undefined> {
+const readAppliance = async (cluster: Cluster, name: string): Promise<ApplianceView | undefined> => {
   try {
-    const found = await cluster.client.send<{
-      status?: { gateway?: { appUrl?: string; caCertificate?: string } };
-    }>("GET", remramPath(cluster.namespace, "remramappliances", appliance));
-    const gateway = found.status?.gateway;
-    if (gateway?.appUrl === undefined) return undefined;
-    return {
-      url: gateway.appUrl,
-      ...(gateway.caCertificate === undefined ? {} : { ca: gateway.caCertificate }),
-    };
+    return await cluster.client.send<ApplianceView>(
+      "GET",
+      remramPath(cluster.namespace, "remramappliances", name),
+    );
   } catch (error) {
     if (error instanceof KubeApiError && (error.status === 403 || error.status === 404)) return undefined;
     throw error;
   }
+};
+
+/**
+ * The named appliance, the namespace's only one, or the caller's own as a member, as the caller may read it; its
+ * name alone when they may not read it, undefined when none is known.
+ */
+export async function applianceFor(
+  cluster: Cluster,
+  named: string | undefined,
+): Promise<ApplianceView | undefined> {
+  if (named !== undefined) return (await readAppliance(cluster, named)) ?? { metadata: { name: named } };
+  try {
+    const list = await cluster.client.send<{ items: ApplianceView[] }>(
+      "GET",
+      remramPath(cluster.namespace, "remramappliances"),
+    );
+    if (list.items.length > 1)
+      throw new CliError(
+        `namespace ${cluster.namespace} has several appliances (${list.items.map((item) => item.metadata.name).join(", ")}): pick one with --appliance`,
+      );
+    return list.items[0];
+  } catch (error) {
+    // A member may get their appliance but not list them.
+    if (!(error instanceof KubeApiError) || error.status !== 403) throw error;
+    const own = applianceOfMember(await whoAmI(cluster.client), cluster.namespace);
+    return own === undefined ? undefined : readAppliance(cluster, own);
+  }
+}
+
+/** The appliance's published front door for the app, if it has one. */
+export function frontDoor(appliance: ApplianceView | undefined): FrontDoor | undefined {
+  const gateway = appliance?.status?.gateway;
+  if (gateway?.appUrl === undefined) return undefined;
+  return {
+    url: gateway.appUrl,
+    ...(gateway.caCertificate === undefined ? {} : { ca: gateway.caCertificate }),
+  };
 }

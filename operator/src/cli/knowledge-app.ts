@@ -144,10 +144,10 @@ async function reachApp(command: KnowledgeCommand, cluster: Cluster, token: stri
     };
   };
   if (appUrl !== undefined) return atAddress(appUrl);
-  const named = await applianceFor(cluster, appliance);
-  const door = named === undefined ? undefined : await frontDoor(cluster, named);
+  const found = await applianceFor(cluster, appliance);
+  const door = frontDoor(found);
   if (door !== undefined) return atAddress(door.url, door.ca);
-  const pod = await appPod(cluster, named);
+  const pod = await appPod(cluster, found?.metadata.name);
   return {
     where: `remram-app (pod ${pod})`,
     call: (method, path, body, timeoutMs) =>
